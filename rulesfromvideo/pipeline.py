@@ -1,0 +1,241 @@
+"""The main job: video frames → calibration → vision → rules → output files.
+
+`analyze(video, game, out_dir)` streams the video once. Per frame it asks the
+calibration stage for `rink_from_image`, the vision stage for one
+`tracks.jsonl` record in rink metres, and appends both to their files (memory
+stays flat in video length). At the end — or when interrupted — the rule
+detectors read the tracks back and `events.json`, `run.json` and `report.html`
+are written, each atomically, so an interrupted run leaves readable results
+for the frames that were processed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+class AnalyzeError(Exception):
+    """A bad input to `analyze` (unreadable video, bad descriptor); the message says which."""
+
+
+@dataclass
+class AnalyzeResult:
+    """What one `analyze` run produced.
+
+    Attributes:
+        out_dir: the output folder.
+        frames: frames processed.
+        n_frames_expected: frames the container announced (0 when unknown).
+        complete: False when the run was interrupted before the end of the video.
+        seconds: wall time of the frame loop.
+        events: the events written to `events.json`.
+    """
+
+    out_dir: Path
+    frames: int
+    n_frames_expected: int
+    complete: bool
+    seconds: float
+    events: list[dict] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+def write_json_atomic(path: Path, obj) -> None:
+    """Write JSON through a temporary file and `os.replace`, so readers never see a torn file."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, indent=1)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _h_list(h: np.ndarray | None) -> list[list[float]] | None:
+    if h is None:
+        return None
+    h = np.asarray(h, dtype=float)
+    return [[round(float(v), 9) for v in row] for row in h]
+
+
+def analyze(
+    video_path: str | Path,
+    game_path: str | Path,
+    out_dir: str | Path,
+    *,
+    overlay: bool = False,
+    camera_profile_path: str | Path | None = None,
+    progress: bool = True,
+    max_frames: int | None = None,
+) -> AnalyzeResult:
+    """Run the whole pipeline on one video.
+
+    Args:
+        video_path: the clip (any container OpenCV/ffmpeg reads).
+        game_path: GAME.json (see `rulesfromvideo.game`).
+        out_dir: folder receiving `events.json`, `tracks.jsonl`, `calibration.jsonl`,
+            `run.json`, `report.html` and, with `overlay`, `overlay.mp4`.
+        overlay: also render `overlay.mp4`.
+        camera_profile_path: a stored fixed-camera calibration (`calibration.fixed`).
+        progress: show a progress bar with frames/s and ETA on stderr.
+        max_frames: stop after this many frames (for quick looks and tests).
+
+    Returns:
+        The `AnalyzeResult`.
+
+    Raises:
+        AnalyzeError: the video cannot be read or the descriptor is invalid.
+    """
+    from calibration.rink import RinkModel
+    from rulesfromvideo.game import GameDescriptor
+    from vision.video import VideoError, iter_frames, probe
+
+    video_path, out_dir = Path(video_path), Path(out_dir)
+    try:
+        game = GameDescriptor.from_file(game_path)
+    except (OSError, ValueError) as exc:  # GameError is a ValueError naming the field
+        raise AnalyzeError(f"{game_path}: {exc}") from exc
+    try:
+        fps, width, height, n_frames = probe(video_path)
+    except VideoError as exc:
+        raise AnalyzeError(f"{video_path}: {exc}") from exc
+    if not fps or fps <= 0:
+        raise AnalyzeError(f"{video_path}: the video has no frame rate")
+
+    rink = RinkModel(game.rink_spec())
+    profile = None
+    if camera_profile_path is not None:
+        from calibration.fixed import CameraProfile
+
+        profile = CameraProfile.load(camera_profile_path)
+
+    from calibration.registration import Calibrator
+    from vision.tracking import FrameTracker
+
+    calibrator = Calibrator(rink, camera_profile=profile, fps=fps)
+    tracker = FrameTracker(rink, game, fps)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    overlay_writer = None
+    if overlay:
+        from rulesfromvideo.overlay import OverlayWriter
+
+        overlay_writer = OverlayWriter(out_dir / "overlay.mp4", rink, fps, width, height)
+
+    bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)
+    frames_done, complete = 0, False
+    t0 = time.perf_counter()
+    tracks_path, calib_path = out_dir / "tracks.jsonl", out_dir / "calibration.jsonl"
+    try:
+        with open(tracks_path, "w", encoding="utf-8") as tracks_fh, open(
+            calib_path, "w", encoding="utf-8"
+        ) as calib_fh:
+            try:
+                for index, frame_bgr in iter_frames(video_path):
+                    if max_frames is not None and index >= max_frames:
+                        break
+                    t = index / fps
+                    calib = calibrator.update(frame_bgr, index)
+                    obs = tracker.update(frame_bgr, index, t, calib)
+                    calib_fh.write(
+                        json.dumps(
+                            {
+                                "frame": index,
+                                "H_rink_from_image": _h_list(calib.rink_from_image),
+                                "quality": round(float(calib.quality), 4),
+                            }
+                        )
+                        + "\n"
+                    )
+                    record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
+                    tracks_fh.write(json.dumps(record) + "\n")
+                    if overlay_writer is not None:
+                        overlay_writer.write(frame_bgr, calib, record)
+                    frames_done = index + 1
+                    bar.update(1)
+                else:
+                    complete = True
+                if max_frames is not None and frames_done >= max_frames:
+                    complete = True
+            except VideoError as exc:
+                # A truncated file mid-way: keep what was read, say so in run.json.
+                _write_run(out_dir, video_path, frames_done, n_frames, False, str(exc), t0)
+                raise AnalyzeError(f"{video_path}: {exc} (after {frames_done} frames)") from exc
+    except KeyboardInterrupt:
+        complete = False
+    finally:
+        bar.close()
+        if overlay_writer is not None:
+            overlay_writer.close()
+    seconds = time.perf_counter() - t0
+
+    events = _run_rules(tracks_path, game, rink)
+    write_json_atomic(out_dir / "events.json", {"events": events})
+    _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
+    result = AnalyzeResult(out_dir, frames_done, n_frames, complete, seconds, events)
+    try:
+        from rulesfromvideo.report import write_report
+
+        write_report(out_dir, video_path, game, rink, events)
+    except Exception as exc:  # the report must never cost the calls already written
+        (out_dir / "report_error.txt").write_text(f"report failed: {exc!r}\n")
+    return result
+
+
+def _obs_dict(obs) -> dict:
+    """A `FrameObservation` (object or dict) → the `puck`/`players` part of a tracks record."""
+    if isinstance(obs, dict):
+        return {"puck": obs.get("puck"), "players": obs.get("players", [])}
+    return {"puck": obs.puck, "players": obs.players}
+
+
+def _run_rules(tracks_path: Path, game, rink) -> list[dict]:
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.rules.engine import run_rules
+
+    if tracks_path.stat().st_size == 0:
+        return []
+    obs = Observations.from_tracks_jsonl(tracks_path)
+    return run_rules(obs, game, rink)
+
+
+def _write_run(out_dir, video_path, frames, n_frames, complete, error, t0, seconds=None) -> None:
+    import rulesfromvideo
+
+    seconds = seconds if seconds is not None else time.perf_counter() - t0
+    write_json_atomic(
+        out_dir / "run.json",
+        {
+            "video": str(video_path),
+            "frames_processed": frames,
+            "frames_expected": n_frames,
+            "complete": complete,
+            "error": error,
+            "seconds": round(seconds, 3),
+            "fps": round(frames / seconds, 2) if seconds > 0 else 0.0,
+            "version": getattr(rulesfromvideo, "__version__", "0"),
+        },
+    )
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(total: int | None, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="frame", desc="analyze", dynamic_ncols=True)
