@@ -1,0 +1,253 @@
+"""`report.html`: one self-contained page (images inlined) that opens offline.
+
+Contents: a top-down rink plot with the puck trajectory and player paths, an
+event timeline, and per event its evidence — the decisive frame with the
+registered rink lines, puck and blades drawn, a zoomed crop around the puck,
+the margin and its uncertainty.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CM_PER_PX_TOPDOWN = 6.0
+TEAM_BGR = {"home": (46, 16, 200), "away": (145, 61, 11), None: (90, 90, 90)}
+
+
+def _png_data_uri(img_bgr: np.ndarray) -> str:
+    ok, buf = cv2.imencode(".png", img_bgr)
+    if not ok:
+        return ""
+    return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def _jpg_data_uri(img_bgr: np.ndarray, quality: int = 85) -> str:
+    ok, buf = cv2.imencode(".jpg", img_bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        return ""
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if line:
+                out.append(json.loads(line))
+    return out
+
+
+def _topdown_xy(topdown_from_rink: np.ndarray, xy_rink_m: np.ndarray) -> np.ndarray:
+    """(N,2) rink metres → (N,2) top-down pixels."""
+    pts = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, topdown_from_rink).reshape(-1, 2)
+
+
+def topdown_plot(rink, tracks: list[dict], events: list[dict], cm_per_px: float = CM_PER_PX_TOPDOWN):
+    """Top-down rink with the puck trajectory (black), player paths (team colour) and event marks.
+
+    Returns:
+        (H, W, 3) uint8 BGR image.
+    """
+    img = rink.render_topdown(cm_per_px)
+    td = rink.topdown_from_rink(cm_per_px)
+    paths: dict[tuple, list] = {}
+    puck = []
+    for rec in tracks:
+        if rec.get("puck"):
+            puck.append((rec["puck"]["x"], rec["puck"]["y"]))
+        for p in rec.get("players") or []:
+            blades = np.asarray(p.get("blades") or [], dtype=float)
+            if blades.size == 4 and np.all(np.isfinite(blades)):
+                paths.setdefault((p.get("id"), p.get("team")), []).append(blades.mean(axis=0))
+    for (pid, team), pts in paths.items():
+        if len(pts) > 1:
+            uv = _topdown_xy(td, np.array(pts))
+            cv2.polylines(img, [np.round(uv * 4).astype(np.int32)], False,
+                          TEAM_BGR.get(team, TEAM_BGR[None]), 1, cv2.LINE_AA, shift=2)
+    if len(puck) > 1:
+        uv = _topdown_xy(td, np.array(puck))
+        cv2.polylines(img, [np.round(uv * 4).astype(np.int32)], False, (0, 0, 0), 2, cv2.LINE_AA, shift=2)
+    for ev in events:
+        pos = (ev.get("evidence") or {}).get("puck_xy")
+        if pos is not None:
+            u, v = _topdown_xy(td, np.array([pos]))[0]
+            cv2.circle(img, (int(round(u)), int(round(v))), 7, (0, 200, 255), 2, cv2.LINE_AA)
+    return img
+
+
+def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dict | None) -> np.ndarray:
+    """Draw the registered rink markings, the puck and the blades on one video frame.
+
+    Args:
+        frame_bgr: (H, W, 3) uint8 frame; not modified.
+        rink: `calibration.rink.RinkModel`.
+        rink_from_image: (3, 3) homography raw image px → rink m, or None (nothing drawn).
+        record: the frame's `tracks.jsonl` record, or None.
+
+    Returns:
+        A new (H, W, 3) uint8 image.
+    """
+    img = frame_bgr.copy()
+    if rink_from_image is None:
+        cv2.putText(img, "calibration unknown", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 255), 2)
+        return img
+    image_from_rink = np.linalg.inv(np.asarray(rink_from_image, dtype=np.float64))
+    h, w = img.shape[:2]
+
+    def to_img(xy):
+        pts = np.asarray(xy, dtype=np.float64).reshape(-1, 1, 2)
+        # Points behind the camera map to negative w; drop them rather than draw garbage.
+        hom = np.concatenate([pts.reshape(-1, 2), np.ones((len(pts), 1))], axis=1) @ image_from_rink.T
+        ok = hom[:, 2] > 1e-9
+        uv = hom[:, :2] / np.where(ok, hom[:, 2], 1.0)[:, None]
+        return uv, ok
+
+    for m in rink.markings:
+        geoms = getattr(m.geometry, "geoms", [m.geometry])
+        for g in geoms:
+            ring = np.asarray(g.exterior.coords)
+            uv, ok = to_img(ring)
+            if ok.all() and np.abs(uv).max() < 4 * max(w, h):
+                cv2.polylines(img, [np.round(uv * 4).astype(np.int32)], True, (0, 255, 255), 1, cv2.LINE_AA, shift=2)
+    if record:
+        puck = record.get("puck")
+        if puck:
+            uv, ok = to_img([[puck["x"], puck["y"]]])
+            if ok[0]:
+                c = (int(round(uv[0, 0])), int(round(uv[0, 1])))
+                color = (0, 255, 0) if puck.get("measured", True) else (0, 165, 255)
+                cv2.circle(img, c, 9, color, 2, cv2.LINE_AA)
+        for p in record.get("players") or []:
+            uv, ok = to_img(p.get("blades") or [])
+            for (u, v), good in zip(uv, ok):
+                if good:
+                    cv2.circle(img, (int(round(u)), int(round(v))), 3, TEAM_BGR.get(p.get("team"), (90, 90, 90)), -1)
+    return img
+
+
+def _grab_frames(video_path: Path, wanted: set[int]) -> dict[int, np.ndarray]:
+    """Decode the clip once and keep only the frames named in `wanted`."""
+    from vision.video import VideoError, iter_frames
+
+    got: dict[int, np.ndarray] = {}
+    if not wanted:
+        return got
+    last = max(wanted)
+    try:
+        for index, frame in iter_frames(video_path):
+            if index in wanted:
+                got[index] = frame
+            if index >= last:
+                break
+    except VideoError:
+        pass
+    return got
+
+
+def _crop_around(img: np.ndarray, center_px, half: int = 80, zoom: int = 3) -> np.ndarray:
+    h, w = img.shape[:2]
+    cx, cy = int(round(center_px[0])), int(round(center_px[1]))
+    x0, y0 = max(0, cx - half), max(0, cy - half)
+    x1, y1 = min(w, cx + half), min(h, cy + half)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((2 * half * zoom, 2 * half * zoom, 3), np.uint8)
+    crop = img[y0:y1, x0:x1]
+    return cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
+
+
+def timeline_svg(events: list[dict], duration_s: float) -> str:
+    """An SVG strip with one tick per event, coloured by verdict."""
+    width, height = 900, 70
+    duration_s = max(duration_s, 1e-6)
+    colors = {"inconclusive": "#999999"}
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
+             f'<line x1="10" y1="40" x2="{width - 10}" y2="40" stroke="#333" stroke-width="2"/>']
+    for ev in events:
+        x = 10 + (width - 20) * float(ev.get("t", 0.0)) / duration_s
+        verdict = ev.get("verdict", "")
+        color = colors.get(verdict, "#c8102e" if verdict in ("offside", "icing", "goal", "occupied") else "#0b7d3b")
+        label = html.escape(f'{ev.get("type")}: {verdict} @ {float(ev.get("t", 0.0)):.2f}s')
+        parts.append(f'<circle cx="{x:.1f}" cy="40" r="6" fill="{color}"><title>{label}</title></circle>')
+    for k in range(0, int(duration_s) + 1, max(1, int(duration_s // 10) or 1)):
+        x = 10 + (width - 20) * k / duration_s
+        parts.append(f'<text x="{x:.1f}" y="62" font-size="10" text-anchor="middle">{k}s</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]) -> Path:
+    """Write `out_dir/report.html` from the files of one `analyze` run.
+
+    Args:
+        out_dir: the analyze output folder (reads tracks.jsonl and calibration.jsonl).
+        video_path: the analysed clip, decoded again for the evidence frames.
+        game: the `GameDescriptor`.
+        rink: the `RinkModel`.
+        events: the events written to events.json.
+
+    Returns:
+        The path of the report.
+    """
+    out_dir = Path(out_dir)
+    tracks = _read_jsonl(out_dir / "tracks.jsonl")
+    calib = {c["frame"]: c for c in _read_jsonl(out_dir / "calibration.jsonl")}
+    by_frame = {r["frame"]: r for r in tracks}
+    duration = tracks[-1]["t"] if tracks else 0.0
+    n_calibrated = sum(1 for c in calib.values() if c.get("H_rink_from_image") is not None)
+
+    frames = _grab_frames(Path(video_path), {int(e["frame"]) for e in events if "frame" in e})
+    rows = []
+    for ev in events:
+        fi = int(ev.get("frame", -1))
+        c = calib.get(fi, {})
+        H = c.get("H_rink_from_image")
+        imgs = ""
+        if fi in frames:
+            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), by_frame.get(fi))
+            imgs += f'<img class="frame" src="{_jpg_data_uri(drawn)}">'
+            pos = (ev.get("evidence") or {}).get("puck_xy")
+            if pos is not None and H is not None:
+                uv = cv2.perspectiveTransform(np.array([[pos]], np.float64), np.linalg.inv(np.array(H)))[0, 0]
+                imgs += f'<img class="crop" src="{_png_data_uri(_crop_around(drawn, uv))}">'
+        ev_json = html.escape(json.dumps(ev.get("evidence", {}), indent=1)[:3000])
+        sigma = (ev.get("evidence") or {}).get("sigma_m")
+        rows.append(
+            "<section class='event'>"
+            f"<h3>{html.escape(str(ev.get('type')))} — {html.escape(str(ev.get('verdict')))}"
+            f" ({html.escape(str(ev.get('team')))})</h3>"
+            f"<p>t = {float(ev.get('t', 0)):.3f} s, frame {fi}, rule {html.escape(str(ev.get('rule')))}, "
+            f"margin {100 * float(ev.get('margin_m') or 0):+.1f} cm"
+            + (f" ± {100 * float(sigma):.1f} cm (1σ)" if sigma is not None else "")
+            + f", confidence {float(ev.get('confidence') or 0):.2f}</p>"
+            f"<div class='imgs'>{imgs}</div><details><summary>evidence</summary><pre>{ev_json}</pre></details>"
+            "</section>"
+        )
+    plot = topdown_plot(rink, tracks, events)
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>rulesfromvideo report</title>
+<style>body{{font-family:sans-serif;margin:20px;max-width:1400px}} img.frame{{max-width:860px;width:100%}}
+img.crop{{width:300px;margin-left:8px;image-rendering:pixelated}} .imgs{{display:flex;align-items:flex-start}}
+table td{{padding:2px 10px}} section.event{{border-top:1px solid #ccc;margin-top:16px}}</style></head><body>
+<h1>rulesfromvideo report</h1>
+<table><tr><td>video</td><td>{html.escape(str(video_path))}</td></tr>
+<tr><td>rules</td><td>{html.escape(str(game.rules))}</td></tr>
+<tr><td>frames</td><td>{len(tracks)} ({n_calibrated} calibrated)</td></tr>
+<tr><td>events</td><td>{len(events)}</td></tr></table>
+<h2>Top-down</h2><img src="{_png_data_uri(plot)}" style="max-width:100%">
+<h2>Timeline</h2>{timeline_svg(events, duration)}
+<h2>Events</h2>{''.join(rows) or '<p>No events.</p>'}
+</body></html>"""
+    path = out_dir / "report.html"
+    tmp = path.with_name("report.html.tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(path)
+    return path
