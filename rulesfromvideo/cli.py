@@ -3,6 +3,7 @@
 Subcommands:
     analyze       video → events.json, tracks.jsonl, calibration.jsonl, report.html
     rules         tracks.jsonl → events.json (for tracks from any system)
+    batch         analyze many videos, locally or on a Ray cluster
     synth         render a simulated clip with exact ground truth
     export-yolo   YOLO training data from rendered clips
     eval          score calibration / tracks / events against simulator truth
@@ -135,6 +136,35 @@ def _add_export_yolo(sub) -> None:
     p.set_defaults(func=_cmd_export_yolo)
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from rulesfromvideo.batch import run_batch
+
+    try:
+        outcomes = run_batch(args.pattern, args.out, game=args.game, ray_address=args.ray, overlay=args.overlay)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not outcomes:
+        print(f"error: no video matches {args.pattern!r}", file=sys.stderr)
+        return 2
+    for o in outcomes:
+        extra = f" ({o['error']})" if o.get("error") else ""
+        print(f"{o['status']:8s} {o['video']} -> {o['out_dir']}{extra}")
+    failed = sum(o["status"] == "failed" for o in outcomes)
+    print(f"{len(outcomes)} videos, {failed} failed; summary in {args.out}/batch.json")
+    return 1 if failed else 0
+
+
+def _add_batch(sub) -> None:
+    p = sub.add_parser("batch", help="analyse many videos (locally or on Ray)")
+    p.add_argument("pattern", help="glob of videos, e.g. 'season/**/*.mp4' (quote it)")
+    p.add_argument("--out", type=Path, required=True, help="root folder, one sub-folder per video")
+    p.add_argument("--game", type=Path, help="GAME.json for videos without their own")
+    p.add_argument("--ray", metavar="ADDRESS", help="run on Ray: auto, ray://host:port, or local")
+    p.add_argument("--overlay", action="store_true")
+    p.set_defaults(func=_cmd_batch)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rulesfromvideo",
@@ -142,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     _add_analyze(sub)
+    _add_batch(sub)
 
     from rulesfromvideo.rules.cli import add_rules_parser
 
