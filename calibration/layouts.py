@@ -27,10 +27,11 @@ IN_M = 0.0254  # one inch in metres
 SIZE_RANGES_M: dict[str, dict[str, tuple[float, float]]] = {
     # IPC 201: max 61 x 30 m, min 56 x 26 m; corners r 7-8.5 m.
     "ipc": {"length_m": (56.0, 61.0), "width_m": (26.0, 30.0), "corner_radius_m": (7.0, 8.5)},
-    # IIHF 2023/24 rule 1.2: 60 m long (national rinks 56-61 m, IIHF 2014 rule 12),
+    # IIHF 2023/24 rule 1.2: 60 m long (IIHF approval needed otherwise; accept 56-61 m
+    # as IPC 201, which copies the older IIHF text),
     # 26-30 m wide, corners r 7-8.5 m.
     "iihf": {"length_m": (56.0, 61.0), "width_m": (26.0, 30.0), "corner_radius_m": (7.0, 8.5)},
-    # NHL rule 1.2: 200 x 85 ft, corners r 28 ft. North-American community rinks are
+    # NHL Rule 1: 200 x 85 ft, corners r 28 ft. North-American community rinks are
     # commonly 185-200 ft long and 85-90 ft wide; accept that range, keeping the
     # NHL end-zone layout (goal line 11 ft and blue line 75 ft from the end boards).
     "nhl": {
@@ -56,13 +57,13 @@ LAYOUTS: dict[str, dict[str, float | str]] = {
         "centre_spot_diameter_m": 0.30,  # 213
         "faceoff_circle_radius_m": 4.5,  # 215 d
         "faceoff_spot_diameter_m": 0.60,  # 214, 215 b
-        "end_spot_from_goal_line_m": 6.0,  # "as illustrated": IIHF 2014 rule 18 / 2010 rule 104
-        "end_spot_y_m": 7.0,  # "as illustrated": IIHF (circles 7 m either side of the goal axis)
+        "end_spot_from_goal_line_m": 6.0,  # "as illustrated": IIHF standard (10 m from the end boards)
+        "end_spot_y_m": 7.0,  # "as illustrated": IIHF standard, 7 m either side of the long axis
         "neutral_spot_from_blue_line_m": 1.5,  # 214
         "neutral_spot_y_m": 7.0,  # "as illustrated": IIHF, in line with the end-zone spots
         "thin_line_width_m": 0.05,  # 213, 215 d, 216, 217 a
-        "hash_mark_length_m": 0.60,  # 215 c "as illustrated": IIHF 2023/24 rule 1.9 (60 cm)
-        "hash_mark_spacing_m": 1.70,  # IIHF 2023/24 rule 1.9: pair 1.70 m apart (inside edges)
+        "hash_mark_length_m": 0.60,  # "as illustrated": IIHF 2023/24 rule 1.9 (60 cm)
+        "hash_mark_spacing_m": 1.70,  # IIHF 2023/24 rule 1.9: a pair 1.70 m apart (inside edges)
         "faceoff_l_offset_m": 0.30,  # IIHF 1.9: L marks start 30 cm from the spot's outer edge
         "faceoff_l_long_m": 1.20,  # IIHF 1.9: legs parallel to the side boards, 1.20 m
         "faceoff_l_gap_m": 0.45,  # IIHF 1.9: those legs 45 cm apart (inside edges)
@@ -87,7 +88,7 @@ LAYOUTS: dict[str, dict[str, float | str]] = {
 
 # IIHF: same marking sizes as IPC (the IPC book copies the IIHF 2010 text), but blue
 # lines 22.86 m (75 ft) from the end boards to the line centre on 58-60 m rinks (IIHF
-# rule book 2014-18 rule 17 / 2023-24 rule 1.6, Finnish federation note of 2014:
+# rule book 2014-18 rule 17 and Finnish federation note of 30.7.2014:
 # shorter rinks scale the distance by length/60). Boards: ideal 1.07 m (IIHF 1.3).
 LAYOUTS["iihf"] = {
     **LAYOUTS["ipc"],
@@ -96,48 +97,51 @@ LAYOUTS["iihf"] = {
     "board_height_m": 1.07,
 }
 
-# NHL rule book (2023-24), section 1-2; imperial numbers converted exactly.
+# NHL Official Rules, Rule 1 (rink) and Rule 2 (goal); imperial numbers converted exactly
+# (1 ft = 0.3048 m). Every value is corroborated by the NHL table of the sportyR/sportypy
+# rink library (data-raw/surface-dimensions.json); rule sub-numbers are not cited because
+# they moved between editions.
 LAYOUTS["nhl"] = {
     **LAYOUTS["ipc"],
-    "length_m": 200 * FT_M,  # 1.2
-    "width_m": 85 * FT_M,  # 1.2
-    "corner_radius_m": 28 * FT_M,  # 1.2
-    "goal_line_from_end_m": 11 * FT_M,  # 1.4
-    "goal_line_width_m": 2 * IN_M,  # 1.4
+    "length_m": 200 * FT_M,  # 200 x 85 ft
+    "width_m": 85 * FT_M,
+    "corner_radius_m": 28 * FT_M,
+    "goal_line_from_end_m": 11 * FT_M,
+    "goal_line_width_m": 2 * IN_M,
     "blue_line_mode": "from_end",
-    "blue_line_from_end_m": 75 * FT_M,  # 1.7: zones 75 ft from the end boards to the line centre
-    "blue_line_width_m": 12 * IN_M,  # 1.7
-    "centre_line_width_m": 12 * IN_M,  # 1.7
-    "centre_circle_radius_m": 15 * FT_M,  # 1.9
-    "centre_spot_diameter_m": 12 * IN_M,  # 1.9
-    "faceoff_circle_radius_m": 15 * FT_M,  # 1.9
-    "faceoff_spot_diameter_m": 2 * FT_M,  # 1.9
-    "end_spot_from_goal_line_m": 20 * FT_M,  # 1.9
-    "end_spot_y_m": 22 * FT_M,  # 1.9 (44 ft apart)
-    "neutral_spot_from_blue_line_m": 5 * FT_M,  # 1.9
-    "neutral_spot_y_m": 22 * FT_M,  # 1.9 (44 ft apart)
-    "thin_line_width_m": 2 * IN_M,  # 1.9
-    "hash_mark_length_m": 2 * FT_M,  # 1.9
-    "hash_mark_spacing_m": 5 * FT_M + 7 * IN_M,  # 1.9
-    "faceoff_l_offset_m": 1 * FT_M,  # 1.9 (IIHF copies it: 30 cm)
-    "faceoff_l_long_m": 4 * FT_M,  # 1.9
-    "faceoff_l_gap_m": 18 * IN_M,  # 1.9
-    "faceoff_l_short_m": 3 * FT_M,  # 1.9
-    "crease_shape": "nhl",  # 1.8
-    "crease_radius_m": 6 * FT_M,  # 1.8 arc radius
-    "crease_side_y_m": 4 * FT_M,  # 1.8 straight sides 4 ft from the centre (outer edge)
-    "crease_l_distance_m": 4 * FT_M,  # 1.8: L marks 4 ft out from the goal line
-    "crease_l_length_m": 5 * IN_M,  # 1.8
-    "crease_height_m": 1.27,  # same 3D crease height as 217 c (4 ft + crossbar)
-    "goal_post_gap_m": 6 * FT_M,  # 2.1
-    "goal_height_m": 4 * FT_M,  # 2.1
-    "goal_post_diameter_m": 2 * IN_M,  # 2.1
-    "goal_depth_m": 40 * IN_M,  # 2.2: deepest point not more than 40 in
-    "referee_crease_radius_m": 10 * FT_M,  # 1.10
-    "board_height_m": 42 * IN_M,  # 1.3: 40-48 in, ideal 42 in
-    "kick_plate_height_m": 10 * IN_M,  # 1.3 light-yellow kick plate (height not stated)
-    "trapezoid_goal_line_half_m": 11 * FT_M,  # 1.8: 22 ft wide at the goal line
-    "trapezoid_end_half_m": 14 * FT_M,  # 1.8: 28 ft wide at the end boards
+    "blue_line_from_end_m": 75 * FT_M,  # zones 75 ft from the end boards to the line centre
+    "blue_line_width_m": 12 * IN_M,
+    "centre_line_width_m": 12 * IN_M,
+    "centre_circle_radius_m": 15 * FT_M,
+    "centre_spot_diameter_m": 12 * IN_M,
+    "faceoff_circle_radius_m": 15 * FT_M,
+    "faceoff_spot_diameter_m": 2 * FT_M,
+    "end_spot_from_goal_line_m": 20 * FT_M,
+    "end_spot_y_m": 22 * FT_M,  # 44 ft apart
+    "neutral_spot_from_blue_line_m": 5 * FT_M,
+    "neutral_spot_y_m": 22 * FT_M,  # 44 ft apart
+    "thin_line_width_m": 2 * IN_M,
+    "hash_mark_length_m": 2 * FT_M,
+    "hash_mark_spacing_m": 5 * FT_M + 7 * IN_M,  # inside edges (5 ft 11 in outside)
+    "faceoff_l_offset_m": 1 * FT_M,  # IIHF 1.9 copies these L marks in metric
+    "faceoff_l_long_m": 4 * FT_M,
+    "faceoff_l_gap_m": 18 * IN_M,  # inside edges; IIHF 45 cm
+    "faceoff_l_short_m": 3 * FT_M,
+    "crease_shape": "nhl",
+    "crease_radius_m": 6 * FT_M,  # arc radius, centred on the goal centre
+    "crease_side_y_m": 4 * FT_M,  # straight sides 4 ft from the centre (8 ft outside), 4.5 ft long
+    "crease_l_distance_m": 4 * FT_M,  # L marks 4 ft out from the goal line
+    "crease_l_length_m": 5 * IN_M,
+    "crease_height_m": 1.27,  # crease extends to the top of the frame: 4 ft + tube, as IPC 217 c
+    "goal_post_gap_m": 6 * FT_M,
+    "goal_height_m": 4 * FT_M,
+    "goal_post_diameter_m": 2.375 * IN_M,  # 2 3/8 in tube
+    "goal_depth_m": 40 * IN_M,  # deepest point not more than 40 in
+    "referee_crease_radius_m": 10 * FT_M,
+    "board_height_m": 42 * IN_M,  # 40-48 in, ideal 42 in
+    "kick_plate_height_m": 10 * IN_M,  # light-yellow kick plate; height not stated, typical 10 in
+    "trapezoid_goal_line_half_m": 11 * FT_M,  # 22 ft wide at the goal line
+    "trapezoid_end_half_m": 14 * FT_M,  # 28 ft wide at the end boards
 }
 
 
