@@ -17,8 +17,9 @@ Required: ``rules`` and both teams' ``color``. Defaults for everything else
 * ``rink.length_m`` / ``rink.width_m``: the layout's standard size
   (:data:`rulesfromvideo.profiles.LAYOUT_STANDARD_SIZE_M`); each defaults on its own.
 * ``teams.home.attacks``: ``"+x"``; ``teams.away.attacks``: the opposite of home's.
-* ``strength``: full strength from the profile at t = 0 (ipc-sledge 5 v 5). Before
-  the first step, if that step is after t = 0, full strength applies too.
+* ``strength``: full strength from the profile at t = 0 (ipc-sledge 5 v 5, 702; when
+  ``clock.period`` is overtime, 4 v 4, 604). Before the first step, if that step is
+  after t = 0, full strength applies too.
 * ``clock``: period 1 with its full length remaining; ``clock.remaining_s`` alone
   defaults to the full length of the given period.
 * ``score``: 0-0 (``home`` and ``away`` each default to 0).
@@ -195,8 +196,8 @@ class GameDescriptor(_Strict):
         self._profile = profile
         self._resolve_rink(profile)
         self._resolve_teams()
-        self._resolve_strength(profile)
         self._resolve_clock(profile)
+        self._resolve_strength(profile)
         return self
 
     def _resolve_rink(self, profile: RuleProfile) -> None:
@@ -214,6 +215,7 @@ class GameDescriptor(_Strict):
         )
         if is_standard:
             return
+        layout_ranges = _layout_size_ranges(rink.layout)
         for field, value, rng in (
             ("length_m", rink.length_m, profile.rink.length_m),
             ("width_m", rink.width_m, profile.rink.width_m),
@@ -223,6 +225,14 @@ class GameDescriptor(_Strict):
                     f"rink.{field}: {value:g} m is outside {profile.name}'s range "
                     f"{rng.min:g}-{rng.max:g} m ({profile.rink.rule}); the {rink.layout} "
                     f"standard {std_length:g} x {std_width:g} m is also accepted"
+                )
+            lo, hi = layout_ranges.get(field, (float("-inf"), float("inf")))
+            if not lo - 1e-9 <= value <= hi + 1e-9:
+                # Caught here rather than later in rink_spec(): the markings of a
+                # layout only scale within its own size range.
+                raise ValueError(
+                    f"rink.{field}: {value:g} m is outside the {rink.layout} layout's "
+                    f"range {lo:g}-{hi:g} m"
                 )
 
     def _resolve_teams(self) -> None:
@@ -246,7 +256,8 @@ class GameDescriptor(_Strict):
     def _resolve_strength(self, profile: RuleProfile) -> None:
         comp = profile.team_composition
         if self.strength is None:
-            self.strength = [StrengthStep(t=0.0, home=comp.skaters, away=comp.skaters)]
+            full = self._full_strength(profile)
+            self.strength = [StrengthStep(t=0.0, home=full, away=full)]
             return
         if not self.strength:
             raise ValueError("strength: empty list (omit the field for full strength)")
@@ -270,6 +281,12 @@ class GameDescriptor(_Strict):
                         f"strength[{i}].{team}: {n} skaters is below the minimum "
                         f"{comp.min_skaters} ({profile.name})"
                     )
+
+    def _full_strength(self, profile: RuleProfile) -> int:
+        # 604: overtime is played four skaters a side; regulation per 702.
+        if self.clock.period > profile.periods.count:
+            return profile.overtime.skaters
+        return profile.team_composition.skaters
 
     def _resolve_clock(self, profile: RuleProfile) -> None:
         try:
@@ -343,9 +360,9 @@ class GameDescriptor(_Strict):
         """Skaters on the ice ``(home, away)`` at video time ``t`` (step function).
 
         A step at ``t_i`` applies from ``t_i`` inclusive. Before the first step, full
-        strength from the profile applies.
+        strength from the profile applies (702: 5; in overtime, 604: 4).
         """
-        full = self._profile.team_composition.skaters
+        full = self._full_strength(self._profile)
         current = (full, full)
         for step in self.strength or ():
             if step.t > t:
@@ -354,10 +371,20 @@ class GameDescriptor(_Strict):
         return current
 
     def is_shorthanded(self, team: str, t: float) -> bool:
-        """Whether ``team`` has fewer skaters than its opponent at ``t`` (905 C)."""
+        """Whether ``team`` has fewer skaters than its opponent at ``t`` (905 C).
+
+        905 C counts only penalties; GAME.json has skater counts alone, so a team
+        facing an extra attacker (pulled goalkeeper) also reads as shorthanded.
+        """
         home, away = self.strength_at(t)
         self._team(team)
         return home < away if team == "home" else away < home
+
+    def lead(self, team: str) -> int:
+        """``team``'s goals minus its opponent's at t = 0 (Westridge 1 b, 1 r)."""
+        self._team(team)
+        diff = self.score.home - self.score.away
+        return diff if team == "home" else -diff
 
     def team_color_bgr(self, team: str) -> tuple[int, int, int]:
         """The team's jersey colour as an OpenCV ``(b, g, r)`` tuple of 0-255 ints."""
@@ -413,6 +440,15 @@ class GameDescriptor(_Strict):
 def load_game(path: str | Path) -> GameDescriptor:
     """Read and validate GAME.json (same as :meth:`GameDescriptor.from_file`)."""
     return GameDescriptor.from_file(path)
+
+
+def _layout_size_ranges(layout: str) -> dict[str, tuple[float, float]]:
+    """The layout's own size ranges from ``calibration.layouts``, or {} without it."""
+    try:
+        from calibration.layouts import SIZE_RANGES_M
+    except ImportError:
+        return {}
+    return dict(SIZE_RANGES_M.get(layout, {}))
 
 
 def _opposite(direction: str) -> str:

@@ -241,6 +241,13 @@ def test_valid_rink_sizes(rules, layout, length, width, why):
     assert (g.rink.length_m, g.rink.width_m) == (length, width), why
 
 
+def test_size_outside_the_layouts_own_range():
+    # Within sponge-westridge's range but the ipc markings only exist for 56-61 m (201).
+    pytest.importorskip("calibration.layouts")
+    with pytest.raises(GameError, match=r"^rink\.length_m: 50 m is outside the ipc layout's range"):
+        GameDescriptor.from_dict({**MINIMAL_SPONGE, "rink": {"layout": "ipc", "length_m": 50.0}})
+
+
 def test_nhl_community_width_is_outside_ipc_201():
     # 190 x 85 ft is not NHL-standard, and 85 ft is narrower than 201's 26 m minimum.
     with pytest.raises(GameError, match=r"^rink\.width_m: .*201"):
@@ -331,6 +338,25 @@ def test_strength_step_function_and_shorthanded(t, strength, home_sh, away_sh):
     assert g.strength_at(t) == strength
     assert g.is_shorthanded("home", t) is home_sh
     assert g.is_shorthanded("away", t) is away_sh
+
+
+def test_overtime_defaults_to_four_skaters_604():
+    # 604 "each team at the numerical strength of four (4) skaters and one (1) goalkeeper"
+    g = game(clock={"period": 4})
+    assert g.strength_at(0.0) == (4, 4)
+    assert g.to_dict()["strength"] == [{"t": 0.0, "home": 4, "away": 4}]
+    late = game(clock={"period": 4}, strength=[{"t": 3.0, "home": 4, "away": 3}])
+    assert late.strength_at(1.0) == (4, 4) and late.strength_at(3.0) == (4, 3)
+
+
+@pytest.mark.parametrize(
+    "score, home_lead, away_lead",
+    [({"home": 1, "away": 1}, 0, 0), ({"home": 5, "away": 2}, 3, -3), ({"away": 15}, -15, 15)],
+)
+def test_lead(score, home_lead, away_lead):
+    # Westridge 1 b: icing waved off with "a three (3) or more goal lead"; 1 r: 15-goal spread.
+    g = GameDescriptor.from_dict({**MINIMAL_SPONGE, "score": score})
+    assert (g.lead("home"), g.lead("away")) == (home_lead, away_lead)
 
 
 def test_strength_before_a_late_first_step_is_full_strength():
