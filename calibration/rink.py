@@ -24,8 +24,7 @@ from functools import cached_property
 
 import cv2
 import numpy as np
-from shapely import affinity
-from shapely.geometry import MultiPolygon, Point, Polygon, box
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
 from shapely.ops import unary_union
 
 from calibration.layouts import LAYOUTS, SIZE_RANGES_M, resolve_layout
@@ -277,6 +276,12 @@ class RinkModel:
         self.landmark_markings: dict[str, str | None] = {}
         self._creases: dict[int, Polygon] = {}
         self._build()
+
+    @classmethod
+    def for_layout(cls, layout: str, length_m: float | None = None,
+                   width_m: float | None = None) -> "RinkModel":
+        """``RinkModel(RinkSpec.for_layout(layout, length_m, width_m))``."""
+        return cls(RinkSpec.for_layout(layout, length_m=length_m, width_m=width_m))
 
     # ------------------------------------------------------------------ public API
     @property
@@ -709,24 +714,26 @@ class RinkModel:
         self._lm(f"{name}_apex", (gx - e * R, 0, 0), name)
 
     def _build_trapezoid(self, e: int) -> None:
-        """NHL 1.8 goalkeeper's restricted area: two red lines from the goal line to
-        the end boards, trapezoid_goal_line_half_m from the axis at the goal line and
+        """NHL goalkeeper's restricted area: two red lines from the goal line to the
+        end boards, trapezoid_goal_line_half_m from the axis at the goal line and
         trapezoid_end_half_m at the end boards (distances to the lines' centre)."""
         s = self.spec
         w = s.thin_line_width_m
         en = f"{sign_name(e)}x"
         _, outer_x = s.goal_line_edges_x(e)
         run = s.length_m / 2 - abs(outer_x)  # goal line edge to the end boards, m
-        ext = 0.5  # draw past the boards; clipped by the ice
-        x_end = e * (s.length_m / 2 + ext)
+        ext = 0.5  # extend both ways, then clip to the goal line edge and the ice
+        beyond_goal_line = box(outer_x, -s.width_m, e * (s.length_m / 2 + 2 * ext), s.width_m) if e > 0 \
+            else box(e * (s.length_m / 2 + 2 * ext), -s.width_m, outer_x, s.width_m)
         parts = []
         for sy in (1, -1):
             y0, y1 = sy * s.trapezoid_goal_line_half_m, sy * s.trapezoid_end_half_m
-            y_ext = y1 + (y1 - y0) * ext / run
-            parts.append(Polygon([(outer_x, y0 - w / 2), (outer_x, y0 + w / 2),
-                                  (x_end, y_ext + w / 2), (x_end, y_ext - w / 2)]))
+            slope = (y1 - y0) / run
+            x_a, x_b = outer_x - e * ext, e * (s.length_m / 2 + ext)
+            centre = LineString([(x_a, y0 - slope * ext), (x_b, y1 + slope * ext)])
+            parts.append(centre.buffer(w / 2, cap_style="flat"))  # true width across the line
         name = f"trapezoid_{en}"
-        self._add(name, "trapezoid", "red", unary_union(parts))
+        self._add(name, "trapezoid", "red", unary_union(parts).intersection(beyond_goal_line))
         for sy in (1, -1):
             y0, y1 = sy * s.trapezoid_goal_line_half_m, sy * s.trapezoid_end_half_m
             self._lm(f"{name}_goal_line_{sign_name(sy)}y", (outer_x, y0, 0), name)
