@@ -166,6 +166,9 @@ class OvertimeRules(_Section):
 
         Implements 604 4-7: a one-man advantage becomes 4-on-3 (604 4), 5-on-3 stays
         (604 5), and level but shorthanded strength (3-on-3, 4-on-4) stays (604 6, 7).
+        A profile without ``strength_by_advantage`` (the Westridge book is silent)
+        starts level at ``skaters`` a side, and otherwise gives the stronger side
+        ``skaters`` and the weaker side ``skaters`` minus the difference.
 
         Args:
             home: home skaters on the ice when regulation ended.
