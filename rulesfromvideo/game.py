@@ -194,10 +194,21 @@ class GameDescriptor(_Strict):
     def _resolve(self) -> GameDescriptor:
         profile = load_profile(self.rules)
         self._profile = profile
-        self._resolve_rink(profile)
-        self._resolve_teams()
-        self._resolve_clock(profile)
-        self._resolve_strength(profile)
+        problems = []
+        # Each section is checked even when an earlier one failed, so that one
+        # error message lists every wrong section (the first problem of each).
+        for resolve in (
+            lambda: self._resolve_rink(profile),
+            self._resolve_teams,
+            lambda: self._resolve_clock(profile),
+            lambda: self._resolve_strength(profile),
+        ):
+            try:
+                resolve()
+            except ValueError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     def _resolve_rink(self, profile: RuleProfile) -> None:

@@ -195,6 +195,15 @@ def test_bad_descriptor_errors_name_the_field(data, prefix, detail):
     assert isinstance(info.value, ValueError)
 
 
+def test_problems_in_several_sections_are_all_reported():
+    data = _with("rink.width_m", 20.0)
+    data["clock"] = {"period": 1, "remaining_s": 2000.0}
+    data["strength"] = [{"t": 0.0, "home": 9, "away": 5}]
+    msg = str(pytest.raises(GameError, GameDescriptor.from_dict, data).value)
+    assert msg.startswith("rink.width_m:")
+    assert "; clock.remaining_s:" in msg and "; strength[0].home:" in msg
+
+
 def test_several_problems_are_all_reported():
     data = _with("teams.home.color", "nope")
     data["score"] = {"home": -1}
