@@ -178,6 +178,25 @@ def test_sizes_inside_201_accepted():
         assert rink.ice.bounds == pytest.approx((-length / 2, -width / 2, length / 2, width / 2))
 
 
+def test_ipc_faceoff_marks_215(ipc):
+    # 215 c/d "as illustrated", dimensioned from IIHF 1.9: hash marks 60 cm beyond the
+    # r 4.5 m circle, inside edges 1.70 m apart; L legs 1.20 m / 0.90 m, 45 cm apart,
+    # starting 30 cm from the 60 cm spot's outer edge (0.6 m from the spot centre).
+    lm = ipc.landmarks
+    cx, cy = 20.0, 7.0
+    tip = lm["hash_+x_+y_board_goal_tip_in"]
+    assert tip[0] == pytest.approx(cx + 0.85)
+    assert tip[1] == pytest.approx(cy + math.sqrt(4.5**2 - 0.875**2) + 0.60)
+    base = lm["hash_+x_+y_board_goal_base_in"]
+    assert math.hypot(base[0] - cx, base[1] - cy) == pytest.approx(4.5)
+    corner = lm["faceoff_l_+x_+y_goal_board_corner"]
+    assert corner == pytest.approx([cx + 0.6, cy + 0.225, 0.0])
+    assert lm["faceoff_l_+x_+y_goal_board_long_end"] == pytest.approx([cx + 1.8, cy + 0.225, 0.0])
+    # the short leg starts at the long leg's inside edge and runs 0.90 m away from the spot
+    assert lm["faceoff_l_+x_+y_centre_axis_short_end"] == pytest.approx([cx - 0.6, cy - 0.225 - 0.9, 0.0])
+    assert ipc.marking("faceoff_circle_+x_+y").color == "red"  # 215 d
+
+
 def test_ipc_default_is_60_by_30():
     spec = RinkSpec.for_layout("ipc")
     assert (spec.length_m, spec.width_m, spec.corner_radius_m) == (60.0, 30.0, 8.5)
@@ -299,6 +318,7 @@ def test_boards_outline_on_the_ice_edge(any_rink):
 def test_markings_are_valid_and_on_the_ice(any_rink):
     for m in any_rink.markings:
         assert isinstance(m, Marking)
+        assert m.geometry.geom_type in ("Polygon", "MultiPolygon"), m.name
         assert m.geometry.is_valid and not m.geometry.is_empty, m.name
         assert m.geometry.difference(any_rink.ice).area < 1e-9, m.name
         assert m.rgb == COLORS_RGB[m.color]
