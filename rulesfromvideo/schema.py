@@ -173,11 +173,16 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _read_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
+    # Open now so that a missing file fails at the call, not at the first next().
     path = Path(path)
     try:
         fh = path.open("r", encoding="utf-8")
     except OSError as exc:
         raise SchemaError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return _iter_jsonl(fh, path, model)
+
+
+def _iter_jsonl(fh, path: Path, model: type[M]) -> Iterator[M]:
     with fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -197,8 +202,12 @@ def _read_jsonl(path: str | Path, model: type[M]) -> Iterator[M]:
 def read_tracks_jsonl(path: str | Path) -> Iterator[TrackFrame]:
     """Iterate over ``tracks.jsonl`` records, validated, skipping blank lines.
 
+    The file is read lazily, one line at a time; records before a bad line are
+    delivered before the error.
+
     Raises:
-        SchemaError: on the first bad line, e.g. ``"tracks.jsonl line 7: players[0].team: ..."``.
+        SchemaError: at the call when the file cannot be opened; during iteration on
+            the first bad line, e.g. ``"tracks.jsonl line 7: players[0].team: ..."``.
     """
     return _read_jsonl(path, TrackFrame)
 

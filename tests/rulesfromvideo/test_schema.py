@@ -223,7 +223,7 @@ def test_read_tracks_jsonl_names_the_bad_line(tmp_path, bad_line, expected):
 
 def test_read_tracks_missing_file(tmp_path):
     with pytest.raises(SchemaError, match="cannot read"):
-        list(read_tracks_jsonl(tmp_path / "none.jsonl"))
+        read_tracks_jsonl(tmp_path / "none.jsonl")  # at the call, before iterating
 
 
 # ---- calibration --------------------------------------------------------------
