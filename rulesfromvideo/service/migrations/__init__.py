@@ -1,0 +1,1 @@
+"""Alembic migrations of the review database, run programmatically by `db.migrate`."""

@@ -1,0 +1,1 @@
+"""Alembic revision scripts (one file per schema change, never edited once landed)."""

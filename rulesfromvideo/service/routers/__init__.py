@@ -1,0 +1,1 @@
+"""API routers, one per resource (FastAPI "bigger applications" layout)."""
