@@ -1,0 +1,234 @@
+"""Per-frame ice model: where the ice and its markings are, and what ice looks like.
+
+Shared by the puck and player detectors. Given the frame and the ice-plane
+homography it builds:
+
+- ``ice_mask``: pixels whose ground point lies on the rink's ice surface;
+- ``marking_masks``: pixels painted with each marking colour group (red lines,
+  blue lines, light-blue crease), drawn from the rink model's geometry — the
+  home/away jerseys may share the line colours exactly, so markings are found by
+  *where* they are, never by colour alone;
+- the ice colour of *this* frame (median Lab of unmarked ice) and a smooth map of
+  local ice lightness, so that every threshold downstream is relative to the
+  scene (ice tint, lighting gradients, exposure);
+- ``ice_like``: pixels that look like ice or like the marking painted there
+  (background), whose complement on the ice is the foreground (players, sticks,
+  the puck).
+
+The colour work runs at half resolution (players are tens of pixels tall); the
+puck detector works on the full-resolution frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from shapely.geometry import Polygon
+from shapely.ops import unary_union
+
+from vision.geometry import PlaneCamera
+
+
+@dataclass
+class IceConfig:
+    """Relative thresholds of the ice model (Lab in OpenCV's 8-bit scale: L, a, b in 0..255).
+
+    Attributes:
+        scale: work resolution for colour masks relative to the frame (0.5 = half).
+        chroma_tol: minimum chroma (a, b) distance from the ice colour that counts as
+            not-ice, Lab units; widened by 3 × the ice's own chroma spread.
+        dark_frac: a pixel darker than (1 - dark_frac) × local ice lightness is not ice
+            (0.3 lets soft shadows stay background).
+        bright_tol: pixels brighter than local ice by more than this (L units) are not ice.
+        marking_tol: Lab distance to a marking group's observed colour that still counts
+            as the marking (inside that group's painted area only).
+        marking_dilate_px: slack around projected markings for calibration error, work px.
+    """
+
+    scale: float = 0.5
+    chroma_tol: float = 10.0
+    dark_frac: float = 0.3
+    bright_tol: float = 40.0
+    marking_tol: float = 28.0
+    marking_dilate_px: int = 2
+
+
+class RinkGeometryCache:
+    """Rink polygons grouped for drawing: the ice and one union per marking colour."""
+
+    def __init__(self, rink) -> None:
+        self.ice: Polygon = rink.ice.simplify(0.01)
+        groups: dict[tuple[int, int, int], list] = {}
+        for m in rink.markings:
+            groups.setdefault(tuple(m.rgb), []).append(m.geometry)
+        # Keep the painter's order: later groups (lines) are drawn over earlier ones (crease fill).
+        self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
+            (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
+        ]
+
+
+@dataclass
+class IceScene:
+    """The ice model of one frame (see module doc). Work-resolution arrays unless named ``_full``.
+
+    Attributes:
+        cam: the plane camera of this frame.
+        scale: work resolution / frame resolution.
+        ice_mask: (h, w) uint8 0/255, ice surface.
+        marking_mask: (h, w) uint8 0/255, any marking (dilated by the slack).
+        lab: (h, w, 3) uint8 Lab image.
+        ice_lab: (3,) float median Lab of unmarked ice.
+        ice_L_local: (h, w) float32 local ice lightness, L units.
+        ice_like: (h, w) uint8 0/255, background (ice or its painted marking).
+        foreground: (h, w) uint8 0/255, ice_mask & ~ice_like.
+        ice_v_full: median HSV value (max channel) of unmarked ice at full resolution, 0..255.
+        marking_lab: observed Lab colour per marking group (rgb key → (3,) or None).
+    """
+
+    cam: PlaneCamera
+    scale: float
+    ice_mask: np.ndarray
+    marking_mask: np.ndarray
+    lab: np.ndarray
+    ice_lab: np.ndarray
+    ice_L_local: np.ndarray
+    ice_like: np.ndarray
+    foreground: np.ndarray
+    ice_v_full: float
+    marking_lab: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the frame shows enough ice to model (else detectors return nothing)."""
+        return bool(np.count_nonzero(self.ice_mask) > 500 * self.scale * self.scale)
+
+    def to_work(self, xy_full_px: np.ndarray) -> np.ndarray:
+        """(N, 2) full-resolution px → (N, 2) work px (pixel centres preserved)."""
+        return (np.asarray(xy_full_px, dtype=np.float64) + 0.5) * self.scale - 0.5
+
+    def to_full(self, xy_work_px: np.ndarray) -> np.ndarray:
+        """(N, 2) work px → (N, 2) full-resolution px."""
+        return (np.asarray(xy_work_px, dtype=np.float64) + 0.5) / self.scale - 0.5
+
+
+def _scaled_camera_H(cam: PlaneCamera, scale: float) -> np.ndarray:
+    """image_from_rink of the work-resolution image."""
+    S = np.array([[scale, 0.0, 0.5 * scale - 0.5], [0.0, scale, 0.5 * scale - 0.5], [0.0, 0.0, 1.0]])
+    return S @ cam.H_image_from_rink
+
+
+def build_ice_scene(
+    frame_bgr: np.ndarray,
+    cam: PlaneCamera,
+    geom: RinkGeometryCache,
+    config: IceConfig | None = None,
+) -> IceScene:
+    """Build the ice model of one frame.
+
+    Args:
+        frame_bgr: (H, W, 3) uint8 frame.
+        cam: plane camera from this frame's ``rink_from_image``.
+        geom: rink polygons (built once per rink).
+        config: thresholds.
+    """
+    cfg = config or IceConfig()
+    Hf, Wf = frame_bgr.shape[:2]
+    s = cfg.scale
+    w, h = max(1, int(round(Wf * s))), max(1, int(round(Hf * s)))
+    small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if s != 1.0 else frame_bgr
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+
+    work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None, w, h)
+    visible = work_cam.visible_ground(margin_px=4.0)
+    ice_mask = np.zeros((h, w), np.uint8)
+    work_cam.fill_geometry(ice_mask, geom.ice, 255, visible)
+
+    group_masks = []
+    marking_mask = np.zeros((h, w), np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
+    for rgb, g in geom.marking_groups:
+        m = np.zeros((h, w), np.uint8)
+        work_cam.fill_geometry(m, g, 255, visible)
+        m &= ice_mask
+        group_masks.append((rgb, m))
+        marking_mask |= m
+    marking_dil = cv2.dilate(marking_mask, kernel)
+
+    # Ice colour of this frame from unmarked ice (subsampled for speed).
+    clean = (ice_mask > 0) & (marking_dil == 0)
+    sub = clean[::3, ::3]
+    pix = lab[::3, ::3][sub]
+    if len(pix) < 30:
+        pix = lab[ice_mask > 0] if np.count_nonzero(ice_mask) else lab.reshape(-1, 3)
+    ice_lab = np.median(pix.reshape(-1, 3), axis=0).astype(np.float64)
+    ab_spread = np.median(np.abs(pix[:, 1:].astype(np.float64) - ice_lab[1:]), axis=0) * 1.4826
+    chroma_tol = max(cfg.chroma_tol, 3.0 * float(np.max(ab_spread)))
+
+    Lc, ac, bc = cv2.split(lab)
+    # Chroma distance (L1, integer ops) to the ice colour.
+    dchroma = cv2.add(cv2.absdiff(ac, np.full_like(ac, int(round(ice_lab[1])))),
+                      cv2.absdiff(bc, np.full_like(bc, int(round(ice_lab[2])))))
+    chroma_ok = dchroma < int(round(1.41 * chroma_tol))
+    # Local ice lightness: normalised blur of L over pixels that already look like ice.
+    seed = (chroma_ok & clean & (np.abs(Lc.astype(np.int16) - int(ice_lab[0])) < 0.35 * ice_lab[0] + 10))
+    coarse = 8
+    cw, chh = max(1, w // coarse), max(1, h // coarse)
+    seedf = seed.astype(np.float32)
+    Ls = cv2.resize(Lc.astype(np.float32) * seedf, (cw, chh), interpolation=cv2.INTER_AREA)
+    Ms = cv2.resize(seedf, (cw, chh), interpolation=cv2.INTER_AREA)
+    kc = max(3, int(round(min(cw, chh) / 6)) | 1)
+    Lb = cv2.GaussianBlur(Ls, (kc, kc), 0)
+    Mb = cv2.GaussianBlur(Ms, (kc, kc), 0)
+    L_local_small = np.where(Mb > 1e-3, Lb / np.maximum(Mb, 1e-3), ice_lab[0]).astype(np.float32)
+    ice_L_local = cv2.resize(L_local_small, (w, h), interpolation=cv2.INTER_LINEAR)
+    lo_L = np.clip((1.0 - cfg.dark_frac) * ice_L_local, 0, 255).astype(np.uint8)
+    hi_L = np.clip(ice_L_local + cfg.bright_tol, 0, 255).astype(np.uint8)
+
+    ice_like = chroma_ok & (Lc > lo_L) & (Lc <= hi_L)
+    # Inside a marking's painted area (plus slack), anything between the marking's observed
+    # colour and the ice colour is background: the paint itself and its anti-aliased edges.
+    marking_lab: dict = {}
+    tol = cfg.marking_tol
+    for rgb, m in group_masks:
+        if not np.any(m):
+            marking_lab[rgb] = None
+            continue
+        core = cv2.erode(m, kernel)
+        sel = core if np.count_nonzero(core) >= 20 else m
+        ref = np.median(lab[sel > 0].reshape(-1, 3), axis=0)
+        marking_lab[rgb] = ref.astype(np.float32)
+        lo = np.clip(np.minimum(ref, ice_lab) - tol, 0, 255)
+        hi = np.clip(np.maximum(ref, ice_lab) + tol, 0, 255)
+        region = cv2.dilate(m, kernel)
+        x, y, bw, bh = cv2.boundingRect(region)
+        if bw == 0 or bh == 0:
+            continue
+        sub_lab = lab[y : y + bh, x : x + bw]
+        inr = cv2.inRange(sub_lab, lo, hi)
+        ice_like[y : y + bh, x : x + bw] |= (inr & region[y : y + bh, x : x + bw]) > 0
+
+    ice_like_u8 = ice_like.astype(np.uint8) * 255
+    foreground = cv2.bitwise_and(ice_mask, cv2.bitwise_not(ice_like_u8))
+
+    fs = frame_bgr[::4, ::4]
+    v_full = cv2.max(cv2.max(fs[:, :, 0], fs[:, :, 1]), fs[:, :, 2])
+    clean_full = cv2.resize(clean.astype(np.uint8), (v_full.shape[1], v_full.shape[0]), interpolation=cv2.INTER_NEAREST)
+    vv = v_full[clean_full > 0]
+    ice_v_full = float(np.median(vv)) if len(vv) else float(np.median(v_full))
+
+    return IceScene(
+        cam=cam,
+        scale=s,
+        ice_mask=ice_mask,
+        marking_mask=marking_dil,
+        lab=lab,
+        ice_lab=ice_lab,
+        ice_L_local=ice_L_local,
+        ice_like=ice_like_u8,
+        foreground=foreground,
+        ice_v_full=ice_v_full,
+        marking_lab=marking_lab,
+    )
+

@@ -1,0 +1,235 @@
+"""Classical sledge/player detector: foreground blobs on the ice.
+
+Method (work resolution of the ice model, usually half the frame):
+
+1. Foreground = ice pixels that look neither like ice nor like the marking painted
+   at that spot (``vision.ice``): thresholds relative to this frame's ice colour
+   and local lightness; markings known from the rink geometry, not their colour
+   (the red lines and the home jersey may be the very same red).
+2. Morphological cleanup: an opening removes sticks, marking edges and noise; a
+   closing restricted to marking pixels rejoins a player whose jersey has the
+   colour of the line he sits on (the line would otherwise cut him in two); a
+   small closing fills jersey numbers.
+3. Connected components, kept when their area is plausible for a seated player
+   at that spot (expected size from the camera recovered from the homography).
+4. Merged blobs (players side by side) are split at the emptiest column when
+   the blob is much wider than one sledge at that distance and its column
+   profile has a clear valley.
+5. The ground contact is the bottom of the blob: the lowest foreground rows,
+   their mean column. Mapped to the rink on the ice plane it is the nearest
+   point of the sledge to the camera; the tracker turns it into blade points.
+
+Detections carry ``contact_xy_px`` (N, 2) full-resolution px and
+``contact_rink_m`` (N, 2), plus the torso box used for the team colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detections import PLAYER, Detections
+from vision.ice import IceScene
+from vision.teams import TeamAssignment, TeamClassifier
+
+# Typical seated sledge-hockey player (metres): helmet top, torso band, sledge length and width.
+PLAYER_HEIGHT_M = 1.15
+TORSO_BAND_M = (0.35, 0.85)
+TORSO_HALF_WIDTH_M = 0.22
+SLEDGE_LENGTH_M = 1.1
+SLEDGE_WIDTH_M = 0.5
+
+
+@dataclass
+class PlayerDetectorConfig:
+    """Thresholds of the classical player detector.
+
+    Attributes:
+        min_area_frac: smallest blob as a fraction of the expected player area at its spot.
+        max_area_frac: largest blob (before splitting) as a multiple of the expected area.
+        split_width_factor: split a blob wider than this many single-player widths.
+        valley_frac: a split column must hold less than this fraction of the blob's median column count.
+        line_gap_m: widest marking gap to rejoin across (a 30 cm blue/red line plus slack).
+        bottom_rows_frac: the contact is averaged over the lowest rows, this fraction of the blob height.
+    """
+
+    min_area_frac: float = 0.12
+    max_area_frac: float = 8.0
+    split_width_factor: float = 1.6
+    valley_frac: float = 0.45
+    line_gap_m: float = 0.4
+    bottom_rows_frac: float = 0.12
+
+
+class PlayerDetector:
+    """Find players (sledges) as foreground blobs and read their jersey colour.
+
+    Args:
+        teams: jersey colour classifier (None: no team assignment).
+        config: thresholds.
+    """
+
+    def __init__(self, teams: TeamClassifier | None = None, config: PlayerDetectorConfig | None = None) -> None:
+        self.teams = teams
+        self.config = config or PlayerDetectorConfig()
+
+    def detect(self, scene: IceScene) -> tuple[Detections, list[TeamAssignment]]:
+        """Players in one frame.
+
+        Args:
+            scene: the frame's ice model.
+
+        Returns:
+            (Detections of class ``PLAYER`` in full-resolution px with ``data``:
+            ``contact_xy_px`` (N, 2), ``contact_rink_m`` (N, 2), ``torso_xyxy_px`` (N, 4),
+            ``area_px`` (N,) work-resolution area; one ``TeamAssignment`` per detection).
+        """
+        cfg = self.config
+        if not scene.ok:
+            return _empty(), []
+        s = scene.scale
+        fg = scene.foreground
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # Scale at the middle of the ice in view sets the marking-gap kernel.
+        ys, xs = np.nonzero(scene.ice_mask[:: 8, :: 8])
+        if len(xs) == 0:
+            return _empty(), []
+        mid_full = scene.to_full(np.array([[np.median(xs) * 8, np.median(ys) * 8]], dtype=np.float64))
+        mid_rink, _ = scene.cam.rink_from_image(mid_full)
+        scale_mid = float(scene.cam.ground_scale_px_per_m(mid_rink)[0]) * s
+        k_gap = int(np.clip(round(cfg.line_gap_m * scale_mid), 3, 31))
+        if np.any(scene.marking_mask):
+            closed = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((k_gap, k_gap), np.uint8))
+            fg = cv2.bitwise_or(fg, cv2.bitwise_and(closed, scene.marking_mask))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        boxes, contacts = [], []
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if area < 6:
+                continue
+            parts = self._split(labels, i, x, y, w, h, scene)
+            for (px0, px1) in parts:
+                sub = labels[y : y + h, px0:px1] == i
+                rows = np.nonzero(sub.any(axis=1))[0]
+                if len(rows) == 0:
+                    continue
+                top, bot = int(rows[0]), int(rows[-1])
+                cols = np.nonzero(sub.any(axis=0))[0]
+                a = int(sub.sum())
+                nb = max(1, int(round(cfg.bottom_rows_frac * (bot - top + 1))))
+                band = sub[bot - nb + 1 : bot + 1]
+                bx = np.nonzero(band)[1]
+                contact_work = np.array([[px0 + float(bx.mean()), y + bot + 0.5]])
+                contact_full = scene.to_full(contact_work)
+                contact_rink, ok = scene.cam.rink_from_image(contact_full)
+                if not ok[0]:
+                    continue
+                exp_area, exp_w = self._expected(scene, contact_rink)
+                if a < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
+                    continue
+                x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
+                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area)))
+                contacts.append((contact_full[0], contact_rink[0]))
+        if not boxes:
+            return _empty(), []
+        b = np.asarray(boxes, dtype=np.float64)
+        # Work px box edges → full-resolution px box edges.
+        xyxy = np.column_stack([b[:, 0] / s, b[:, 1] / s, b[:, 2] / s, b[:, 3] / s])
+        c_px = np.array([c[0] for c in contacts])
+        c_rink = np.array([c[1] for c in contacts])
+        torso = self._torso_boxes(scene, c_px, c_rink)
+        det = Detections(
+            xyxy,
+            np.clip(b[:, 5], 0.05, 1.0),
+            np.full(len(b), PLAYER),
+            data={"contact_xy_px": c_px, "contact_rink_m": c_rink, "torso_xyxy_px": torso, "area_px": b[:, 4]},
+        )
+        teams = [self._team(scene, fg, tb) for tb in torso] if self.teams is not None else [
+            TeamAssignment(None, 0.0, None) for _ in torso
+        ]
+        return det, teams
+
+    # ----------------------------------------------------------------- parts
+    @staticmethod
+    def _expected(scene: IceScene, xy_rink_m: np.ndarray) -> tuple[float, float]:
+        """Expected work-resolution (area px², single-sledge width px) of a player standing there."""
+        s = scene.scale
+        J = scene.cam.jacobian_image_from_rink(xy_rink_m)[0] * s
+        width = SLEDGE_LENGTH_M * max(np.linalg.norm(J[0]), np.linalg.norm(J[1])) * 0.8
+        height = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * s
+        # Body plus sledge: roughly half of the bounding box is filled.
+        area = max(4.0, 0.45 * width * max(height, 0.4 * width))
+        return area, max(width, 2.0)
+
+    def _split(self, labels, i, x, y, w, h, scene) -> list[tuple[int, int]]:
+        """Column ranges (work px, absolute) of the players merged in blob ``i``."""
+        sub = labels[y : y + h, x : x + w] == i
+        rows = np.nonzero(sub.any(axis=1))[0]
+        bot = int(rows[-1])
+        cols_bot = np.nonzero(sub[max(0, bot - 2) : bot + 1].any(axis=0))[0]
+        cx = x + (float(cols_bot.mean()) if len(cols_bot) else w / 2.0)
+        contact_full = scene.to_full(np.array([[cx, y + bot + 0.5]]))
+        contact_rink, ok = scene.cam.rink_from_image(contact_full)
+        if not ok[0]:
+            return [(x, x + w)]
+        _, w_single = self._expected(scene, contact_rink)
+        if w <= self.config.split_width_factor * w_single:
+            return [(x, x + w)]
+        counts = sub.sum(axis=0).astype(np.float64)
+        k = max(3, int(w_single * 0.15) | 1)
+        smooth = np.convolve(counts, np.ones(k) / k, mode="same")
+        lo, hi = int(0.25 * w), int(0.75 * w)
+        if hi <= lo:
+            return [(x, x + w)]
+        j = lo + int(np.argmin(smooth[lo:hi]))
+        if smooth[j] > self.config.valley_frac * np.median(counts[counts > 0]):
+            return [(x, x + w)]
+        left = self._split_range(labels, i, x, y, j, h, scene)
+        right = self._split_range(labels, i, x + j, y, w - j, h, scene)
+        return left + right
+
+    def _split_range(self, labels, i, x, y, w, h, scene):
+        if w < 3:
+            return []
+        return self._split(labels, i, x, y, w, h, scene)
+
+    @staticmethod
+    def _torso_boxes(scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:
+        """(N, 4) full-res px boxes of the torso band above each contact point."""
+        out = np.zeros((len(c_px), 4))
+        cam = scene.cam
+        for k, (cp, cr) in enumerate(zip(c_px, c_rink)):
+            # The torso stands above the seat, which lies beyond the contact point (away from the camera).
+            seat = cr + cam.away_direction_rink(cr[None])[0] * 0.35
+            pts = np.array([[seat[0], seat[1], TORSO_BAND_M[0]], [seat[0], seat[1], TORSO_BAND_M[1]]])
+            uv, _ = cam.image_from_rink(pts)
+            half_w = TORSO_HALF_WIDTH_M * float(cam.ground_scale_px_per_m(seat[None])[0])
+            u = uv[:, 0].mean()
+            out[k] = (u - half_w, uv[:, 1].min(), u + half_w, uv[:, 1].max())
+        return out
+
+    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray) -> TeamAssignment:
+        s = scene.scale
+        h, w = fg.shape
+        x0, y0, x1, y1 = torso_xyxy_full * s
+        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+        x1, y1 = min(w, int(np.ceil(x1)) + 1), min(h, int(np.ceil(y1)) + 1)
+        if x1 <= x0 or y1 <= y0:
+            return TeamAssignment(None, 0.0, None)
+        # Not-ice pixels, also above the ice outline (a far player's torso may hide the boards).
+        m = scene.ice_like[y0:y1, x0:x1] == 0
+        pix = scene.lab[y0:y1, x0:x1][m]
+        return self.teams.classify_pixels(pix)
+
+
+def _empty() -> Detections:
+    d = Detections.empty()
+    d.data.update(
+        contact_xy_px=np.zeros((0, 2)), contact_rink_m=np.zeros((0, 2)), torso_xyxy_px=np.zeros((0, 4)),
+        area_px=np.zeros(0),
+    )
+    return d

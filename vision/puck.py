@@ -1,0 +1,312 @@
+"""Classical puck detector: a small dark blob on bright ice.
+
+Method (all thresholds relative to the scene):
+
+1. ``V = max(B, G, R)`` per pixel. The puck is black in every channel, while the
+   red and blue markings and the team colours are bright in at least one, so V
+   separates the puck from the paint far better than grey levels do.
+2. Local background by a morphological closing of V with a square a little
+   larger than the largest expected puck in the search region: the closing
+   removes dark features smaller than the square, so ``dark = closing − V``
+   (a black-hat) is large on small dark spots only. ``dark / closing`` is the
+   darkness relative to the local ice, robust to ice tint, exposure and
+   lighting gradients.
+3. Connected components of ``dark / closing > dark_ratio_min`` on the ice are
+   candidates. The expected puck size at each candidate comes from the camera
+   recovered from ``rink_from_image`` (a 7.62 cm × 2.54 cm cylinder), so a blob
+   far off that size (stick, skate blade line, jersey digit) scores low.
+4. Each candidate is scored by contrast, size match, compactness, isolation
+   (how much of a ring around it looks like ice — a digit on a jersey is not
+   surrounded by ice) and motion: the darkness at the same rink spot in the
+   previous frame (mapped through both frames' homographies, so a panning
+   camera is handled) — a puck that arrived there scores a bonus, a static dark
+   mark does not.
+5. The centre is the darkness-weighted centroid (sub-pixel), mapped to the rink
+   on the plane of the puck's centre (z = thickness / 2) rather than the ice, which
+   removes the parallax bias of ~1.3 cm × cot(elevation).
+
+``detect`` searches a region of interest (the tracker passes one around its
+prediction) or the whole ice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detections import PUCK, Detections
+from vision.geometry import PlaneCamera, apply_homography
+from vision.ice import IceScene
+
+PUCK_DIAMETER_M = 0.0762  # 501
+PUCK_THICKNESS_M = 0.0254  # 501
+
+
+@dataclass
+class PuckDetectorConfig:
+    """Thresholds of the classical puck detector.
+
+    Attributes:
+        dark_ratio_min: a pixel belongs to a candidate when it is darker than the local
+            ice by at least this fraction (black on white ice is ~0.8; shadows ~0.2–0.3).
+        area_ratio_range: accepted blob area / expected puck area.
+        min_area_px: smallest blob, px (a far puck may be 2–3 px).
+        isolation_ring: inner and outer radius of the isolation ring, in expected puck radii.
+        min_score: candidates below this score are dropped.
+        max_candidates: at most this many candidates, best first.
+    """
+
+    dark_ratio_min: float = 0.35
+    area_ratio_range: tuple[float, float] = (0.2, 5.0)
+    min_area_px: int = 1
+    isolation_ring: tuple[float, float] = (2.0, 3.5)
+    min_score: float = 0.05
+    max_candidates: int = 8
+
+
+class PuckDetector:
+    """Find puck candidates in a frame.
+
+    Args:
+        puck_diameter_m: the puck's diameter (501: 7.62 cm).
+        puck_thickness_m: its thickness (501: 2.54 cm).
+        config: thresholds.
+    """
+
+    def __init__(
+        self,
+        puck_diameter_m: float = PUCK_DIAMETER_M,
+        puck_thickness_m: float = PUCK_THICKNESS_M,
+        config: PuckDetectorConfig | None = None,
+    ) -> None:
+        self.diameter_m = float(puck_diameter_m)
+        self.thickness_m = float(puck_thickness_m)
+        self.config = config or PuckDetectorConfig()
+
+    # ------------------------------------------------------------------ size
+    def expected_size_px(self, cam: PlaneCamera, xy_rink_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Expected puck image size at ground points.
+
+        Args:
+            cam: plane camera of the frame.
+            xy_rink_m: (N, 2) puck positions, m.
+
+        Returns:
+            ((N,) expected area px², (N,) expected largest extent px).
+        """
+        xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+        J = cam.jacobian_image_from_rink(xy)
+        r = self.diameter_m / 2.0
+        top_area = np.pi * r * r * np.abs(np.linalg.det(J))
+        # Side of the cylinder: width ≈ diameter along image x, height = thickness × vertical scale.
+        width_px = self.diameter_m * np.linalg.norm(J[:, 0, :], axis=1).clip(min=1e-9)
+        width_px = np.maximum(width_px, self.diameter_m * np.linalg.norm(J[:, 1, :], axis=1))
+        side_px = self.thickness_m * cam.vertical_px_per_m(xy)
+        area = top_area + width_px * side_px
+        return area, np.maximum(width_px, 1.0)
+
+    # ---------------------------------------------------------------- detect
+    def detect(
+        self,
+        frame_bgr: np.ndarray,
+        scene: IceScene,
+        roi_xyxy_px: tuple[int, int, int, int] | None = None,
+        prev_v: np.ndarray | None = None,
+        prev_cam: PlaneCamera | None = None,
+    ) -> Detections:
+        """Puck candidates, best first.
+
+        Args:
+            frame_bgr: (H, W, 3) uint8 full-resolution frame.
+            scene: the frame's ice model.
+            roi_xyxy_px: search window (x0, y0, x1, y1), full-res px; None = whole frame.
+            prev_v: (H, W) uint8 max-channel image of the previous frame (motion cue), or None.
+            prev_cam: the previous frame's plane camera (maps this frame's pixels there).
+
+        Returns:
+            Detections of class ``PUCK`` with ``data``: ``centre_xy_px`` (N, 2),
+            ``xy_rink_m`` (N, 2) on the plane of the puck's centre, ``area_px`` (N,),
+            ``expected_area_px`` (N,), ``contrast`` (N,), ``isolation`` (N,), ``motion`` (N,).
+        """
+        cfg = self.config
+        cam = scene.cam
+        Hf, Wf = frame_bgr.shape[:2]
+        if roi_xyxy_px is None:
+            x0, y0, x1, y1 = 0, 0, Wf, Hf
+        else:
+            x0, y0, x1, y1 = (int(v) for v in roi_xyxy_px)
+            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(Wf, x1), min(Hf, y1)
+        if x1 - x0 < 3 or y1 - y0 < 3 or not scene.ok:
+            return _empty()
+        crop = frame_bgr[y0:y1, x0:x1]
+        v = max_channel(crop)
+
+        # Ice mask of the crop (work resolution → full resolution, nearest).
+        ice = _mask_crop(scene.ice_mask, scene.scale, x0, y0, x1, y1)
+        if not np.any(ice):
+            return _empty()
+
+        # Kernel: larger than the biggest puck seen in this crop (its lowest ice row is nearest).
+        rows = np.nonzero(ice.any(axis=1))[0]
+        probe = np.array([[0.5 * (x0 + x1), y0 + rows[-1]], [0.5 * (x0 + x1), y0 + rows[0]]], dtype=np.float64)
+        probe_rink, ok = cam.rink_from_image(probe)
+        if not np.all(ok):
+            probe_rink = probe_rink[ok] if np.any(ok) else np.zeros((1, 2))
+        _, ext = self.expected_size_px(cam, probe_rink)
+        k = int(np.clip(np.ceil(2.2 * ext.max()) + 2, 5, 61)) | 1
+        bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        dark = cv2.subtract(bg, v)
+        # Relative darkness dark / bg (integer ops over the whole crop; floats only per blob).
+        # The background is floored at half the ice brightness so that dark non-ice regions
+        # (boards, jerseys) do not make small differences look contrasty.
+        floor = int(max(20.0, 0.5 * scene.ice_v_full))
+        thr = cv2.multiply(cv2.max(bg, floor), cfg.dark_ratio_min)
+        cand = cv2.compare(dark, thr, cv2.CMP_GT)
+        cand &= ice
+        cand &= cv2.compare(bg, int(0.55 * scene.ice_v_full), cv2.CMP_GT)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=8)
+        if n <= 1:
+            return _empty()
+        idx = np.arange(1, n)
+        area = stats[idx, cv2.CC_STAT_AREA].astype(np.float64)
+        keep = area >= cfg.min_area_px
+        # Upper bound before the (costlier) per-blob work: larger than any plausible puck in this crop.
+        area_exp_max, _ = self.expected_size_px(cam, probe_rink)
+        keep &= area <= cfg.area_ratio_range[1] * area_exp_max.max() + 4
+        idx = idx[keep]
+        if len(idx) == 0:
+            return _empty()
+
+        rows_out: list[tuple] = []
+        for i in idx:
+            x, y, w, h, a = stats[i]
+            # Darkness-weighted centroid over the blob and a one-pixel margin.
+            xa, ya, xb, yb = max(0, x - 1), max(0, y - 1), min(v.shape[1], x + w + 1), min(v.shape[0], y + h + 1)
+            r = dark[ya:yb, xa:xb].astype(np.float32) / np.maximum(bg[ya:yb, xa:xb].astype(np.float32), floor)
+            lab_i = labels[ya:yb, xa:xb] == i
+            near = cv2.dilate(lab_i.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+            wgt = np.where(near, np.clip(r - 0.5 * cfg.dark_ratio_min, 0.0, None), 0.0)
+            sw = float(wgt.sum())
+            if sw <= 0:
+                continue
+            gy, gx = np.mgrid[ya:yb, xa:xb]
+            cx = float((wgt * gx).sum() / sw) + x0
+            cy = float((wgt * gy).sum() / sw) + y0
+            xy_rink, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.thickness_m / 2.0)
+            if not okr[0]:
+                continue
+            a_exp_arr, ext_arr = self.expected_size_px(cam, xy_rink)
+            a_exp, ext_i = float(a_exp_arr[0]), float(ext_arr[0])
+            lo, hi = cfg.area_ratio_range
+            if not (lo * a_exp - 1.0 <= a <= hi * a_exp + 2.0):
+                continue
+            size_score = float(np.exp(-0.5 * (np.log(max(a, 0.5) / max(a_exp, 0.5)) / np.log(3.0)) ** 2))
+            peak = float(r[lab_i].max())
+            contrast = float(np.clip((peak - cfg.dark_ratio_min) / (0.75 - cfg.dark_ratio_min), 0.0, 1.0))
+            # Darkness against the ice itself: the puck is black, while two markings meeting
+            # (a blue spot on a red line) blend into dark-looking but far lighter pixels.
+            min_v = float(v[ya:yb, xa:xb][lab_i].min())
+            absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
+            if _on_marking(scene, cx, cy):
+                absdark *= absdark
+            # Compactness: the blob should fit in a box a little larger than the puck.
+            extent = max(w, h)
+            lim = 1.6 * ext_i + 2.0
+            compact = float(np.clip(1.0 - (extent - lim) / lim, 0.0, 1.0))
+            iso = _isolation(scene, cx, cy, ext_i / 2.0, cfg.isolation_ring)
+            mot = 0.0
+            if prev_v is not None:
+                mot = _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext_i)
+            score = (0.35 + 0.65 * contrast) * absdark * size_score * compact * (0.15 + 0.85 * iso) * (0.8 + 0.2 * mot)
+            if score < cfg.min_score:
+                continue
+            rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink[0, 0], xy_rink[0, 1]))
+        if not rows_out:
+            return _empty()
+        arr = np.asarray(rows_out, dtype=np.float64)
+        order = np.argsort(-arr[:, 2], kind="stable")[: cfg.max_candidates]
+        arr = arr[order]
+        return Detections.from_centers(
+            arr[:, 0:2],
+            arr[:, 8:10],
+            np.clip(arr[:, 2], 0.0, 1.0),
+            class_id=PUCK,
+            xy_rink_m=arr[:, 10:12],
+            area_px=arr[:, 3],
+            expected_area_px=arr[:, 4],
+            contrast=arr[:, 5],
+            isolation=arr[:, 6],
+            motion=arr[:, 7],
+        )
+
+
+def max_channel(img_bgr: np.ndarray) -> np.ndarray:
+    """(H, W, 3) uint8 → (H, W) uint8 max(B, G, R) (HSV value); grey images pass through."""
+    if img_bgr.ndim == 2:
+        return img_bgr
+    return cv2.max(cv2.max(img_bgr[:, :, 0], img_bgr[:, :, 1]), img_bgr[:, :, 2])
+
+
+def _empty() -> Detections:
+    d = Detections.empty()
+    for key, shape in (("centre_xy_px", (0, 2)), ("xy_rink_m", (0, 2)), ("area_px", (0,)),
+                       ("expected_area_px", (0,)), ("contrast", (0,)), ("isolation", (0,)), ("motion", (0,))):
+        d.data[key] = np.zeros(shape)
+    return d
+
+
+def _mask_crop(mask_work: np.ndarray, scale: float, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    """Full-resolution crop of a work-resolution mask (nearest neighbour)."""
+    xs = np.clip(((np.arange(x0, x1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[1] - 1)
+    ys = np.clip(((np.arange(y0, y1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[0] - 1)
+    return mask_work[np.ix_(ys, xs)]
+
+
+def _on_marking(scene: IceScene, cx: float, cy: float) -> bool:
+    p = scene.to_work(np.array([[cx, cy]]))[0]
+    xi, yi = int(round(p[0])), int(round(p[1]))
+    h, w = scene.marking_mask.shape
+    return 0 <= xi < w and 0 <= yi < h and scene.marking_mask[yi, xi] > 0
+
+
+def _isolation(scene: IceScene, cx: float, cy: float, radius_px: float, ring: tuple[float, float]) -> float:
+    """Fraction of a ring around (cx, cy) (full-res px) that looks like ice (or its marking)."""
+    r_in = max(radius_px * ring[0], 2.0)
+    r_out = max(radius_px * ring[1], r_in + 2.0)
+    ang = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
+    pts = []
+    for rr in (r_in, 0.5 * (r_in + r_out), r_out):
+        pts.append(np.stack([cx + rr * np.cos(ang), cy + rr * np.sin(ang)], axis=1))
+    p = scene.to_work(np.concatenate(pts))
+    h, w = scene.ice_like.shape
+    xi = np.round(p[:, 0]).astype(np.int64)
+    yi = np.round(p[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    if not np.any(inside):
+        return 0.0
+    vals = scene.ice_like[yi[inside], xi[inside]] > 0
+    return float(vals.sum()) / len(p)
+
+
+def _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext) -> float:
+    """How much darker the candidate is now than the same rink spot was in the previous frame, in [0, 1].
+
+    With both frames' cameras the spot is mapped through the ice plane (so camera
+    pans cancel); without ``prev_cam`` the same pixel is compared.
+    """
+    xy_prev = np.array([[cx, cy]])
+    if prev_cam is not None:
+        xy_rink, _ = cam.rink_from_image(xy_prev)
+        xy_prev, w = apply_homography(prev_cam.H_image_from_rink, xy_rink)
+        if w[0] <= 0:
+            return 0.0
+    size = max(3, int(np.ceil(ext)) | 1)
+    px, py = float(xy_prev[0, 0]), float(xy_prev[0, 1])
+    if not (0 <= px < prev_v.shape[1] and 0 <= py < prev_v.shape[0]):
+        return 0.0
+    patch_prev = cv2.getRectSubPix(prev_v, (size, size), (px, py)).astype(np.float32)
+    patch_now = cv2.getRectSubPix(v, (size, size), (cx - x0, cy - y0)).astype(np.float32)
+    diff = float(patch_prev.mean() - patch_now.mean())
+    return float(np.clip(diff / (0.5 * max(20.0, float(patch_prev.max()))), 0.0, 1.0))

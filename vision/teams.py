@@ -1,0 +1,146 @@
+"""Team assignment from jersey colour, matched to the colours given in GAME.json.
+
+A player's torso pixels (foreground pixels in the torso band of its blob) are
+clustered in Lab (k-means, k = 2: jersey and whatever else — numbers, arms,
+stick); the larger cluster's centre is the dominant torso colour. It is
+compared with each team colour from GAME.json by a Lab distance that weighs
+lightness half as much as chroma (shading and exposure change lightness far
+more than hue). A team is assigned only when the nearest colour is close enough
+and clearly nearer than the other team's; otherwise the answer is unknown
+(None). Per-frame answers are noisy; ``TeamVote`` accumulates them per track.
+
+Goalkeepers are recognised by the tracker from where they play (see
+``vision.tracking``), not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+TEAMS: tuple[str, str] = ("home", "away")
+
+
+def bgr_to_lab(color_bgr: tuple[int, int, int]) -> np.ndarray:
+    """A (B, G, R) 0..255 colour → (3,) float Lab in OpenCV's 8-bit scale."""
+    px = np.array([[color_bgr]], dtype=np.uint8)
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
+
+def lab_distance(a: np.ndarray, b: np.ndarray, l_weight: float = 0.5) -> np.ndarray:
+    """Lab distance with lightness weighted by ``l_weight`` (8-bit Lab; last axis = L, a, b)."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return np.sqrt(l_weight * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+
+
+@dataclass
+class TeamAssignment:
+    """One player's colour verdict in one frame.
+
+    Attributes:
+        team: "home" | "away" | None (ambiguous or no torso pixels).
+        confidence: in [0, 1]: (d_other - d_best) / (d_other + d_best), 0 when None.
+        dominant_lab: (3,) dominant torso colour (8-bit Lab), or None.
+        distances: team → Lab distance of the dominant colour to that team's colour.
+    """
+
+    team: str | None
+    confidence: float
+    dominant_lab: np.ndarray | None
+    distances: dict[str, float] = field(default_factory=dict)
+
+
+class TeamClassifier:
+    """Match torso colours to the two team colours.
+
+    Args:
+        team_colors_bgr: {"home": (b, g, r), "away": (b, g, r)} from GAME.json.
+        max_distance: a dominant colour farther than this from every team colour is unknown
+            (8-bit Lab units with half-weighted L).
+        min_margin: the nearest team must be nearer than the other by this much.
+        min_pixels: fewer torso pixels than this → unknown.
+    """
+
+    def __init__(
+        self,
+        team_colors_bgr: dict[str, tuple[int, int, int]],
+        max_distance: float = 70.0,
+        min_margin: float = 12.0,
+        min_pixels: int = 12,
+    ) -> None:
+        self.team_lab = {team: bgr_to_lab(c) for team, c in team_colors_bgr.items()}
+        self.max_distance = max_distance
+        self.min_margin = min_margin
+        self.min_pixels = min_pixels
+
+    @staticmethod
+    def dominant_color(pixels_lab: np.ndarray) -> np.ndarray | None:
+        """(N, 3) Lab pixels → (3,) centre of the larger of two k-means clusters (None when N < 2)."""
+        pix = np.asarray(pixels_lab, dtype=np.float32).reshape(-1, 3)
+        if len(pix) < 2:
+            return None
+        if len(pix) > 400:  # plenty for two clusters; keeps k-means cheap
+            pix = pix[np.linspace(0, len(pix) - 1, 400).astype(np.int64)]
+        if np.all(np.ptp(pix, axis=0) < 4.0):
+            return pix.mean(axis=0).astype(np.float64)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
+        # Deterministic start (cv2.KMEANS_PP_CENTERS draws from cv2's RNG): seed with the
+        # lightest and darkest pixels.
+        order = np.argsort(pix[:, 0])
+        init = np.zeros(len(pix), np.int32)
+        init[order[len(order) // 2 :]] = 1
+        _, labels, centres = cv2.kmeans(pix, 2, init.reshape(-1, 1), criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+        counts = np.bincount(labels.reshape(-1), minlength=2)
+        return centres[int(np.argmax(counts))].astype(np.float64)
+
+    def classify_pixels(self, pixels_lab: np.ndarray) -> TeamAssignment:
+        """Team of a torso from its (N, 3) Lab pixels."""
+        pix = np.asarray(pixels_lab).reshape(-1, 3)
+        if len(pix) < self.min_pixels:
+            return TeamAssignment(None, 0.0, None)
+        dom = self.dominant_color(pix)
+        if dom is None:
+            return TeamAssignment(None, 0.0, None)
+        return self.classify_color(dom)
+
+    def classify_color(self, dominant_lab: np.ndarray) -> TeamAssignment:
+        """Team of a dominant (3,) Lab colour."""
+        dist = {team: float(lab_distance(dominant_lab, ref)) for team, ref in self.team_lab.items()}
+        ranked = sorted(dist, key=dist.get)
+        best = ranked[0]
+        d1 = dist[best]
+        d2 = dist[ranked[1]] if len(ranked) > 1 else np.inf
+        if d1 > self.max_distance or d2 - d1 < self.min_margin:
+            return TeamAssignment(None, 0.0, dominant_lab, dist)
+        conf = float((d2 - d1) / (d2 + d1)) if np.isfinite(d2) else 1.0
+        return TeamAssignment(best, conf, dominant_lab, dist)
+
+
+@dataclass
+class TeamVote:
+    """Confidence-weighted votes of one track's per-frame team verdicts.
+
+    Attributes:
+        weights: team → summed confidence.
+        min_weight: the leading team needs at least this much summed confidence ...
+        min_share: ... and this share of all votes, else the track's team is unknown.
+    """
+
+    weights: dict[str, float] = field(default_factory=lambda: {t: 0.0 for t in TEAMS})
+    min_weight: float = 0.3
+    min_share: float = 0.7
+
+    def add(self, a: TeamAssignment) -> None:
+        if a.team is not None:
+            self.weights[a.team] = self.weights.get(a.team, 0.0) + a.confidence
+
+    @property
+    def team(self) -> str | None:
+        total = sum(self.weights.values())
+        if total <= 0:
+            return None
+        best = max(self.weights, key=self.weights.get)
+        w = self.weights[best]
+        return best if w >= self.min_weight and w / total >= self.min_share else None

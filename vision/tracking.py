@@ -1,0 +1,663 @@
+"""Per-frame tracking: detections in pixels → one ``tracks.jsonl`` record in rink metres.
+
+``FrameTracker(rink, game, fps).update(frame_bgr, frame_index, t, calib)`` runs the
+classical detectors (``vision.puck``, ``vision.players``) on the frame, maps them
+to the rink with the frame's ``rink_from_image`` and keeps two kinds of tracks:
+
+Puck (``PuckTracker``): a constant-velocity Kalman filter in rink metres
+(state x, y, vx, vy). Each frame the detector searches a window around the
+prediction (the whole ice when lost). A candidate is accepted when it passes a
+χ² gate on the innovation; the best-scoring gated candidate updates the filter
+(``measured: true``). Without one the filter coasts (``measured: false``) for up
+to ``max_coast_s``, after which the puck is unknown (``null``). A strong
+candidate outside the gate is adopted only after it is seen in consecutive
+frames at physically consistent positions (re-acquisition after a deflection or
+a loss). A puck in the air projects through the ice-plane homography to a point
+far beyond its real position and looks too large for that spot; such
+measurements (out of the gate, or oversized) are not used, and the record stays
+``measured: false`` on the prediction instead of a wrongly projected point.
+Touches: when a gated measurement shows an abrupt velocity change (Δv above
+``touch_dv_mps``), the nearest player within stick reach is reported as
+``touch`` on that frame.
+
+Players (``PlayerTracker``): a compact tracker in rink metres — a
+constant-velocity Kalman filter per track, Hungarian assignment
+(``scipy.optimize.linear_sum_assignment``) on ground distance with a gate and a
+penalty for a jersey-colour mismatch, ByteTrack's two-stage idea (confident
+detections first, then weak ones for the tracks left over), tentative tracks
+confirmed after a few hits, and coasting through short occlusions. Association
+in rink metres rather than image IoU makes it indifferent to camera pans and
+zooms. (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
+old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.)
+
+Blades: the detector gives the blob's ground contact — the sledge's point
+nearest the camera. The seat lies beyond it, away from the camera, by half the
+sledge's extent along the view direction (with the heading from the track
+velocity when the player moves, else the mean over headings); the two blade
+points are placed ±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across
+the heading (across the view when the heading is unknown). Expected error:
+~10–20 cm along the view direction (heading, sledge size and posture vary) and
+≤ 12 cm across it; see ``docs/vision.md`` for measured figures.
+
+Vision never knows rules: nothing here decides zones, offside or goals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from vision.detections import Detections
+from vision.geometry import PlaneCamera, apply_homography
+from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
+from vision.players import SLEDGE_LENGTH_M, SLEDGE_WIDTH_M, PlayerDetector
+from vision.puck import PuckDetector, max_channel
+from vision.teams import TEAMS, TeamClassifier, TeamVote
+
+BLADE_HALF_GAP_M = 0.125
+# Seat (blade centre) behind the sledge's footprint centre, along the heading, metres.
+SEAT_BEHIND_CENTRE_M = 0.2
+GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+
+
+# ---------------------------------------------------------------------- filter
+class KalmanCV:
+    """Constant-velocity Kalman filter in the plane: state (x, y, vx, vy), metres and m/s.
+
+    Args:
+        xy: (2,) initial position, m.
+        pos_sigma_m: initial position standard deviation.
+        vel_sigma_mps: initial velocity standard deviation.
+        accel_sigma_mps2: process noise (white acceleration) standard deviation.
+    """
+
+    def __init__(self, xy: np.ndarray, pos_sigma_m: float, vel_sigma_mps: float, accel_sigma_mps2: float,
+                 v0: np.ndarray | None = None) -> None:
+        self.x = np.array([xy[0], xy[1], 0.0, 0.0], dtype=np.float64)
+        if v0 is not None:
+            self.x[2:] = v0
+        self.P = np.diag([pos_sigma_m**2, pos_sigma_m**2, vel_sigma_mps**2, vel_sigma_mps**2])
+        self.q = accel_sigma_mps2**2
+
+    def predict(self, dt: float) -> None:
+        F = np.eye(4)
+        F[0, 2] = F[1, 3] = dt
+        G = np.array([[dt * dt / 2, 0], [0, dt * dt / 2], [dt, 0], [0, dt]])
+        self.x = F @ self.x
+        self.P = F @ self.P @ F.T + G @ G.T * self.q
+
+    def innovation(self, z: np.ndarray, r_sigma_m: float) -> tuple[np.ndarray, np.ndarray]:
+        """(innovation (2,), its covariance (2, 2)) for a position measurement."""
+        S = self.P[:2, :2] + np.eye(2) * r_sigma_m**2
+        return np.asarray(z, dtype=np.float64) - self.x[:2], S
+
+    def mahalanobis2(self, z: np.ndarray, r_sigma_m: float) -> float:
+        y, S = self.innovation(z, r_sigma_m)
+        return float(y @ np.linalg.solve(S, y))
+
+    def update(self, z: np.ndarray, r_sigma_m: float) -> None:
+        y, S = self.innovation(z, r_sigma_m)
+        K = self.P[:, :2] @ np.linalg.inv(S)
+        self.x = self.x + K @ y
+        self.P = (np.eye(4) - K[:, :2] @ np.eye(2, 4)) @ self.P
+
+    @property
+    def xy(self) -> np.ndarray:
+        return self.x[:2].copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        return self.x[2:].copy()
+
+
+# ---------------------------------------------------------------------- players
+@dataclass
+class PlayerTrack:
+    """One player's track (rink metres)."""
+
+    id: int
+    kf: KalmanCV
+    hits: int = 1
+    age: int = 1
+    misses: int = 0
+    confirmed: bool = False
+    votes: TeamVote = field(default_factory=TeamVote)
+    heading: np.ndarray | None = None  # (2,) unit ground direction of travel
+    near_goal: dict = field(default_factory=lambda: {+1: 0, -1: 0})
+    last_contact: np.ndarray | None = None
+    role: str = "skater"
+    goal_end: int | None = None  # the goal a goalkeeper stands in front of
+    role_frames: int = 0
+
+
+class PlayerTracker:
+    """Compact multi-player tracker in rink metres (see module doc).
+
+    Args:
+        fps: frame rate, for the motion model.
+        gate_m: largest distance between a prediction and a detection to associate.
+        team_penalty_m: added to the cost when the detection's colour says the other team.
+        high_conf: detections at or above this confidence are matched first.
+        confirm_hits: hits that confirm a tentative track.
+        max_coast_s: a track unmatched for longer is deleted.
+        output_coast_s: a confirmed track unmatched for at most this long is still reported.
+    """
+
+    def __init__(self, fps: float, gate_m: float = 1.2, team_penalty_m: float = 0.8, high_conf: float = 0.45,
+                 confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3) -> None:
+        self.dt = 1.0 / float(fps)
+        self.gate_m = gate_m
+        self.team_penalty_m = team_penalty_m
+        self.high_conf = high_conf
+        self.confirm_hits = confirm_hits
+        self.max_coast = max(1, int(round(max_coast_s * fps)))
+        self.output_coast = max(0, int(round(output_coast_s * fps)))
+        self.tracks: list[PlayerTrack] = []
+        self._next_id = 1
+
+    def predict(self, n_frames: int = 1) -> None:
+        for tr in self.tracks:
+            tr.kf.predict(self.dt * n_frames)
+
+    def update(self, xy_rink_m: np.ndarray, confidence: np.ndarray, teams: list[str | None],
+               team_conf: list[float]) -> list[int]:
+        """Associate this frame's detections (after ``predict``).
+
+        Args:
+            xy_rink_m: (N, 2) detection contact points, m.
+            confidence: (N,) detection confidences.
+            teams: per detection, the colour verdict ("home" | "away" | None).
+            team_conf: per detection, the colour verdict's confidence.
+
+        Returns:
+            (N,) track id per detection (-1 for detections that started no track).
+        """
+        xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+        conf = np.asarray(confidence, dtype=np.float64).reshape(-1)
+        assigned = np.full(len(xy), -1, dtype=np.int64)
+        free_tracks = list(range(len(self.tracks)))
+        order = [np.nonzero(conf >= self.high_conf)[0], np.nonzero(conf < self.high_conf)[0]]
+        for stage, det_idx in enumerate(order):
+            if len(det_idx) == 0 or not free_tracks:
+                continue
+            cost = np.full((len(free_tracks), len(det_idx)), 1e6)
+            for a, ti in enumerate(free_tracks):
+                tr = self.tracks[ti]
+                d = np.linalg.norm(xy[det_idx] - tr.kf.xy, axis=1)
+                gate = self.gate_m + 0.5 * min(tr.misses, 10) * self.dt * 4.0  # grows while coasting
+                tt = tr.votes.team
+                pen = np.array([self.team_penalty_m if (tt and teams[j] and teams[j] != tt) else 0.0
+                                for j in det_idx])
+                c = d + pen
+                c[d > gate] = 1e6
+                cost[a] = c
+            rows, cols = linear_sum_assignment(cost)
+            used = set()
+            for r, c in zip(rows, cols):
+                if cost[r, c] >= 1e6:
+                    continue
+                ti, j = free_tracks[r], det_idx[c]
+                self._hit(self.tracks[ti], xy[j], teams[j], team_conf[j])
+                assigned[j] = self.tracks[ti].id
+                used.add(ti)
+            free_tracks = [ti for ti in free_tracks if ti not in used]
+        for ti in free_tracks:
+            tr = self.tracks[ti]
+            tr.misses += 1
+            tr.age += 1
+            if not tr.confirmed and tr.age >= 2 * self.confirm_hits:
+                tr.misses = self.max_coast + 1  # tentative track that did not take
+        # New tracks from confident unmatched detections not too close to an existing track.
+        for j in np.nonzero((assigned < 0) & (conf >= self.high_conf))[0]:
+            if any(np.linalg.norm(tr.kf.xy - xy[j]) < 0.5 for tr in self.tracks if tr.misses == 0):
+                continue
+            tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0))
+            self._vote(tr, teams[j], team_conf[j])
+            tr.last_contact = xy[j].copy()
+            self._next_id += 1
+            self.tracks.append(tr)
+            assigned[j] = tr.id
+        self.tracks = [tr for tr in self.tracks if tr.misses <= self.max_coast]
+        return assigned.tolist()
+
+    def _hit(self, tr: PlayerTrack, xy: np.ndarray, team: str | None, team_conf: float) -> None:
+        tr.kf.update(xy, 0.12)
+        tr.hits += 1
+        tr.age += 1
+        tr.misses = 0
+        tr.last_contact = xy.copy()
+        if tr.hits >= self.confirm_hits:
+            tr.confirmed = True
+        v = tr.kf.v
+        sp = float(np.linalg.norm(v))
+        if sp > 0.6:
+            tr.heading = v / sp
+        self._vote(tr, team, team_conf)
+
+    @staticmethod
+    def _vote(tr: PlayerTrack, team: str | None, conf: float) -> None:
+        from vision.teams import TeamAssignment
+
+        tr.votes.add(TeamAssignment(team, conf, None))
+
+    def reported(self) -> list[PlayerTrack]:
+        """Confirmed tracks matched within the last ``output_coast`` frames."""
+        return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast]
+
+
+def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
+                        heading: np.ndarray | None) -> np.ndarray:
+    """Blade points from a sledge's ground contact (see module doc).
+
+    Args:
+        contact_xy_rink_m: (2,) the sledge's point nearest the camera, m.
+        away_dir: (2,) unit ground direction from the camera through that point.
+        heading: (2,) unit direction of travel, or None.
+
+    Returns:
+        (2, 2) blade contact points (left, right of the heading), m.
+    """
+    d = np.asarray(away_dir, dtype=np.float64)
+    if heading is None:
+        # Mean half-extent of an L × W rectangle along a random direction: (L + W) / π.
+        half = (SLEDGE_LENGTH_M + SLEDGE_WIDTH_M) / np.pi
+        seat = contact_xy_rink_m + d * half
+        left = np.array([-d[1], d[0]])
+    else:
+        h = np.asarray(heading, dtype=np.float64)
+        cos_phi = abs(float(h @ d))
+        sin_phi = np.sqrt(max(0.0, 1.0 - cos_phi**2))
+        half = 0.5 * (SLEDGE_LENGTH_M * cos_phi + SLEDGE_WIDTH_M * sin_phi)
+        seat = contact_xy_rink_m + d * half - h * SEAT_BEHIND_CENTRE_M
+        left = np.array([-h[1], h[0]])
+    return np.stack([seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left])
+
+
+# ---------------------------------------------------------------------- puck
+class PuckTracker:
+    """Puck track in rink metres (see module doc).
+
+    Args:
+        fps: frame rate.
+        max_coast_s: coast at most this long without a measurement, then unknown.
+        accel_sigma_mps2: process noise (passes and shots change velocity abruptly).
+        touch_dv_mps: velocity change that counts as a touch.
+        reach_m: a touching player's seat is at most this far from the puck (arm + stick).
+        airborne_area_ratio: a blob this many times larger than a puck on the ice there is
+            taken as airborne (too near the camera for its projected spot).
+    """
+
+    def __init__(self, fps: float, max_coast_s: float = 0.5, accel_sigma_mps2: float = 40.0,
+                 touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
+                 acquire_score: float = 0.4) -> None:
+        self.fps = float(fps)
+        self.dt = 1.0 / self.fps
+        self.max_coast = max(1, int(round(max_coast_s * fps)))
+        self.accel = accel_sigma_mps2
+        self.touch_dv = touch_dv_mps
+        self.reach_m = reach_m
+        self.airborne_area_ratio = airborne_area_ratio
+        self.acquire_score = acquire_score
+        self.kf: KalmanCV | None = None
+        self.misses = 0
+        self.hits = 0
+        self._pending: list[tuple[int, np.ndarray, float]] = []  # (frame, strong candidates (K, 2), _) for re-acquisition
+        self._last_meas: tuple[int, np.ndarray] | None = None
+        self._last_touch: tuple[int, int] | None = None  # (frame, player id)
+        self._last_frame: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.kf is not None
+
+    def predict(self, frame_index: int) -> None:
+        if self.kf is None:
+            self._last_frame = frame_index
+            return
+        n = 1 if self._last_frame is None else max(1, frame_index - self._last_frame)
+        self.kf.predict(n * self.dt)
+        self._last_frame = frame_index
+
+    def gate_radius_m(self) -> float:
+        """Radius of the search window around the prediction, m."""
+        if self.kf is None:
+            return np.inf
+        sig = float(np.sqrt(max(self.kf.P[0, 0], self.kf.P[1, 1])))
+        return float(np.clip(3.7 * sig + 0.3, 0.5, 6.0))
+
+    def update(self, frame_index: int, cands: Detections, meas_sigma_m: np.ndarray,
+               players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
+        """Consume this frame's candidates (after ``predict``) and return the puck record.
+
+        Args:
+            frame_index: this frame.
+            cands: puck candidates with ``xy_rink_m``, ``area_px``, ``expected_area_px``.
+            meas_sigma_m: (N,) per-candidate position noise, m (≈ 0.7 px at the local scale).
+            players: (id, team, seat_xy_rink_m (2,)) of the players reported this frame.
+
+        Returns:
+            ``{"x", "y", "measured"[, "touch"]}`` or None (unknown).
+        """
+        xy = cands.data.get("xy_rink_m", np.zeros((0, 2)))
+        score = cands.confidence
+        oversize = np.zeros(len(cands), bool)
+        if len(cands):
+            oversize = cands.data["area_px"] > self.airborne_area_ratio * np.maximum(cands.data["expected_area_px"], 2.0) + 2
+        if self.kf is not None:
+            best, best_cost = -1, np.inf
+            for j in range(len(cands)):
+                if oversize[j]:
+                    continue
+                d2 = self.kf.mahalanobis2(xy[j], meas_sigma_m[j])
+                if d2 > GATE_CHI2:
+                    continue
+                cost = d2 - 4.0 * np.log(max(score[j], 1e-3))
+                if cost < best_cost:
+                    best, best_cost = j, cost
+            if best >= 0:
+                v_prior = self.kf.v
+                self.kf.update(xy[best], meas_sigma_m[best])
+                self.misses = 0
+                self.hits += 1
+                self._pending.clear()
+                rec = self._record(True)
+                touch = self._touch(frame_index, xy[best], v_prior, players)
+                self._last_meas = (frame_index, xy[best].copy())
+                if touch is not None:
+                    rec["touch"] = touch
+                return rec
+            self.misses += 1
+            if self._try_reacquire(frame_index, xy, score, oversize):
+                return self._record(True)
+            if self.misses > self.max_coast:
+                self.kf = None
+                return None
+            return self._record(False)
+        # Lost: acquire from consistent strong candidates.
+        if self._try_reacquire(frame_index, xy, score, oversize):
+            return self._record(True)
+        return None
+
+    def coast(self, frame_index: int) -> dict | None:
+        """No measurement possible this frame (no calibration): coast or report unknown."""
+        if self.kf is None:
+            return None
+        self.misses += 1
+        if self.misses > self.max_coast:
+            self.kf = None
+            return None
+        return self._record(False)
+
+    def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, oversize: np.ndarray) -> bool:
+        """Start a track from a strong candidate seen in three consecutive frames with consistent motion.
+
+        While the current track coasts, this needs ``misses >= 2`` (a one-frame miss is
+        not a reason to jump elsewhere).
+        """
+        strong = np.array([j for j in range(len(score)) if score[j] >= self.acquire_score and not oversize[j]],
+                          dtype=np.int64)
+        self._pending = [p for p in self._pending if frame_index - p[0] <= 2]
+        if self.kf is not None and self.misses < 2:
+            self._pending.append((frame_index, xy[strong].copy() if len(strong) else np.zeros((0, 2)), 0.0))
+            return False
+        if len(strong) == 0:
+            self._pending.append((frame_index, np.zeros((0, 2)), 0.0))
+            return False
+        prev = {f: pts for f, pts, _ in self._pending}
+        f1, f2 = frame_index - 1, frame_index - 2
+        for j in strong[np.argsort(-score[strong])]:
+            p2 = xy[j]
+            for p1 in prev.get(f1, np.zeros((0, 2))):
+                v_a = (p2 - p1) / self.dt
+                if np.linalg.norm(v_a) > 45.0:  # faster than a hard shot: not the same puck
+                    continue
+                for p0 in prev.get(f2, np.zeros((0, 2))):
+                    v_b = (p1 - p0) / self.dt
+                    if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
+                        self.kf = KalmanCV(p2, 0.05, 2.0, self.accel, v0=v_a)
+                        self.misses = 0
+                        self.hits = 1
+                        self._pending.clear()
+                        self._last_meas = (frame_index, p2.copy())
+                        return True
+        self._pending.append((frame_index, xy[strong].copy(), 0.0))
+        return False
+
+    def _record(self, measured: bool) -> dict:
+        x, y = self.kf.xy
+        return {"x": round(float(x), 4), "y": round(float(y), 4), "measured": bool(measured)}
+
+    def _touch(self, frame_index: int, xy_meas: np.ndarray, v_prior: np.ndarray,
+               players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
+        if self._last_meas is None or not players:
+            return None
+        f0, xy0 = self._last_meas
+        gap = (frame_index - f0) * self.dt
+        if gap <= 0 or frame_index - f0 > 2:
+            return None
+        v_meas = (xy_meas - xy0) / gap
+        if np.linalg.norm(v_meas - v_prior) < max(self.touch_dv, 0.4 * float(np.linalg.norm(v_prior))):
+            return None
+        dists = [float(np.linalg.norm(seat - xy_meas)) for _, _, seat in players]
+        k = int(np.argmin(dists))
+        if dists[k] > self.reach_m:
+            return None
+        pid, team, _ = players[k]
+        if self._last_touch is not None and self._last_touch[1] == pid and frame_index - self._last_touch[0] < 5:
+            return None
+        self._last_touch = (frame_index, pid)
+        return {"player": int(pid), "team": team}
+
+
+# ---------------------------------------------------------------------- frame tracker
+@dataclass
+class FrameObservation:
+    """One frame's observation, exactly one ``tracks.jsonl`` record (see ``to_record``).
+
+    Attributes:
+        frame: frame index.
+        t: video time, s.
+        puck: ``{"x", "y", "measured"[, "touch"]}`` in rink metres, or None (unknown).
+        players: ``[{"id", "team", "role", "blades": [[x, y], [x, y]]}]`` in rink metres;
+            ``team`` is "home" | "away" | None (colour ambiguous so far).
+        puck_candidates: the puck detector's output (image px), for debugging and overlays.
+        player_detections: the player detector's output (image px, ``tracker_id`` filled).
+    """
+
+    frame: int
+    t: float
+    puck: dict | None
+    players: list[dict]
+    puck_candidates: Detections | None = None
+    player_detections: Detections | None = None
+
+    def to_record(self) -> dict:
+        return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
+
+
+def _team_colors(game: Any) -> dict[str, tuple[int, int, int]]:
+    """Team colours (B, G, R) from a GameDescriptor (or a GAME.json dict)."""
+    if hasattr(game, "team_color_bgr"):
+        return {t: tuple(int(c) for c in game.team_color_bgr(t)) for t in TEAMS}
+    out = {}
+    for t in TEAMS:
+        h = str(game["teams"][t]["color"]).lstrip("#")
+        r, g, b = int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+        out[t] = (b, g, r)
+    return out
+
+
+def _defending_team(game: Any, end: int) -> str | None:
+    """The team whose goal is at ``end`` (+1/-1), from GAME.json's attack directions, or None."""
+    try:
+        for t in TEAMS:
+            if hasattr(game, "defending_end"):
+                if int(game.defending_end(t)) == end:
+                    return t
+            else:
+                att = game["teams"][t].get("attacks")
+                if att is not None and (-1 if att == "+x" else 1) == end:
+                    return t
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return None
+
+
+class FrameTracker:
+    """The vision stage used by ``analyze``: frame + calibration → one tracks record.
+
+    Args:
+        rink: ``calibration.rink.RinkModel``.
+        game: ``rulesfromvideo.game.GameDescriptor`` (team colours, attack directions) or a GAME.json dict.
+        fps: frame rate of the video.
+    """
+
+    def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None) -> None:
+        self.rink = rink
+        self.game = game
+        self.fps = float(fps) if fps and fps > 0 else 30.0
+        self.geom = RinkGeometryCache(rink)
+        self.ice_config = ice_config or IceConfig()
+        spec = rink.spec
+        self.puck_detector = PuckDetector(getattr(spec, "puck_diameter_m", 0.0762),
+                                          getattr(spec, "puck_thickness_m", 0.0254))
+        self.team_classifier = TeamClassifier(_team_colors(game))
+        self.player_detector = PlayerDetector(self.team_classifier)
+        self.players = PlayerTracker(self.fps)
+        self.puck = PuckTracker(self.fps)
+        self.goal_x_m = float(spec.goal_line_x_m)
+        self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
+        self._prev_v: np.ndarray | None = None
+        self._prev_cam: PlaneCamera | None = None
+        self._last_frame: int | None = None
+        self._cam_key: bytes | None = None
+        self._cam: PlaneCamera | None = None
+
+    def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
+        """Process one frame.
+
+        Args:
+            frame_bgr: (H, W, 3) uint8 frame.
+            frame_index: its index in the video.
+            t: its time, s.
+            calib: ``CalibrationResult`` (``rink_from_image`` (3, 3) or None), a bare (3, 3)
+                array, or None.
+
+        Returns:
+            The frame's observation; without calibration the tracks coast (then become unknown).
+        """
+        n_step = 1 if self._last_frame is None else max(1, frame_index - self._last_frame)
+        self._last_frame = frame_index
+        self.players.predict(n_step)
+        self.puck.predict(frame_index)
+        H = getattr(calib, "rink_from_image", calib)
+        frame_ok = frame_bgr is not None and getattr(frame_bgr, "ndim", 0) == 3
+        if H is None or not frame_ok or not np.all(np.isfinite(np.asarray(H, dtype=np.float64))):
+            self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
+            puck = self.puck.coast(frame_index)
+            self._prev_v, self._prev_cam = None, None
+            return FrameObservation(frame_index, float(t), puck, self._player_records(None))
+
+        H = np.asarray(H, dtype=np.float64).reshape(3, 3)
+        cam = self._camera(H, frame_bgr.shape[1], frame_bgr.shape[0])
+        scene = build_ice_scene(frame_bgr, cam, self.geom, self.ice_config)
+        v_full = max_channel(frame_bgr)
+
+        dets, team_votes = self.player_detector.detect(scene)
+        ids = self.players.update(
+            dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
+            [a.confidence for a in team_votes],
+        )
+        dets.tracker_id = np.asarray(ids, dtype=np.int64)
+        players = self._player_records(cam)
+
+        roi = self._puck_roi(cam, frame_bgr.shape)
+        cands = self.puck_detector.detect(frame_bgr, scene, roi, self._prev_v, self._prev_cam)
+        if roi is not None and not _has_gated(self.puck, cands):
+            cands = self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam)
+        sigma = self._meas_sigma(cam, cands)
+        seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
+        puck = self.puck.update(frame_index, cands, sigma, seats)
+        self._prev_v, self._prev_cam = v_full, cam
+        return FrameObservation(frame_index, float(t), puck, players, cands, dets)
+
+    # ----------------------------------------------------------------- helpers
+    def _camera(self, H: np.ndarray, width: int, height: int) -> PlaneCamera:
+        key = H.tobytes() + bytes([width % 256, height % 256])
+        if key != self._cam_key:
+            self._cam_key = key
+            self._cam = PlaneCamera.from_homography(H, width, height)
+        return self._cam
+
+    def _puck_roi(self, cam: PlaneCamera, shape) -> tuple[int, int, int, int] | None:
+        if not self.puck.active:
+            return None
+        r = self.puck.gate_radius_m()
+        c = self.puck.kf.xy
+        ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        pts = c + r * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+        uv, w = apply_homography(cam.H_image_from_rink, np.vstack([pts, c]))
+        if np.any(w <= 0):
+            return None
+        x0, y0 = np.floor(uv.min(axis=0)) - 8
+        x1, y1 = np.ceil(uv.max(axis=0)) + 8
+        Hh, Ww = shape[:2]
+        if x1 < 0 or y1 < 0 or x0 >= Ww or y0 >= Hh:
+            return None
+        return int(x0), int(y0), int(x1), int(y1)
+
+    @staticmethod
+    def _meas_sigma(cam: PlaneCamera, cands: Detections) -> np.ndarray:
+        if len(cands) == 0:
+            return np.zeros(0)
+        scale = cam.ground_scale_px_per_m(cands.data["xy_rink_m"])
+        return np.clip(0.7 / np.maximum(scale, 1e-3), 0.01, 0.5)
+
+    def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
+        out = []
+        for tr in self.players.reported():
+            contact = tr.kf.xy
+            if cam is not None:
+                away = cam.away_direction_rink(contact[None])[0]
+            elif self._cam is not None:
+                away = self._cam.away_direction_rink(contact[None])[0]
+            else:
+                away = np.array([0.0, 1.0])  # side camera on the −y side
+            blades = blades_from_contact(contact, away, tr.heading)
+            self._update_role(tr, blades.mean(axis=0))
+            team = tr.votes.team
+            if team is None and tr.role == "goalkeeper":
+                team = self._goal_team.get(tr.goal_end)
+            out.append({
+                "id": int(tr.id),
+                "team": team,
+                "role": tr.role,
+                "blades": [[round(float(b[0]), 4), round(float(b[1]), 4)] for b in blades],
+            })
+        return out
+
+    def _update_role(self, tr: PlayerTrack, seat: np.ndarray) -> None:
+        """Goalkeeper: a track that stays in front of a goal (≥ 80 % of ≥ 20 frames)."""
+        x, y = float(seat[0]), float(seat[1])
+        tr.role_frames += 1
+        for end in (+1, -1):
+            # In front of the goal line by at most 3 m (or just behind it), near the goal axis.
+            if -0.6 <= end * (end * self.goal_x_m - x) <= 3.0 and abs(y) <= 2.5:
+                tr.near_goal[end] += 1
+        for end in (+1, -1):
+            if tr.role_frames >= 20 and tr.near_goal[end] >= 0.8 * tr.role_frames:
+                tr.role, tr.goal_end = "goalkeeper", end
+                return
+        tr.role, tr.goal_end = "skater", None
+
+
+def _has_gated(puck: PuckTracker, cands: Detections) -> bool:
+    if puck.kf is None or len(cands) == 0:
+        return False
+    for xy in cands.data["xy_rink_m"]:
+        if puck.kf.mahalanobis2(xy, 0.05) <= GATE_CHI2:
+            return True
+    return False
