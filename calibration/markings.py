@@ -1,0 +1,371 @@
+"""Rink marking segmentation and line/ellipse fitting from pixels.
+
+Nothing here knows the simulator's palette. The ice colour is estimated per
+frame (the dominant bright, least-saturated colour), and paint is found by its
+*colour difference to the ice* in CIE Lab: red paint shifts the (a*, b*)
+chroma towards +a*, blue paint towards −b*. Thresholds scale with the ice's
+own colour spread, so tinted or dim lighting and faded paint move the
+thresholds with the ice instead of breaking them.
+
+All masks are ``uint8`` (0 / 255), shape (H, W) of the analysed image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+__all__ = [
+    "MarkingMasks",
+    "ImageLine",
+    "ImageEllipse",
+    "segment_markings",
+    "fit_lines",
+    "fit_ellipses",
+    "edge_map",
+]
+
+# Hue sectors of the chroma shift (degrees of atan2(db*, da*)) for paint.
+# Red/magenta-red paints: +a* with modest b*; blues: −b*. Wide sectors on purpose.
+_RED_SECTOR_DEG = (-40.0, 55.0)
+_BLUE_SECTOR_DEG = (-165.0, -30.0)
+
+
+@dataclass
+class MarkingMasks:
+    """Per-frame segmentation.
+
+    Attributes:
+        ice: (H, W) uint8, the ice surface region (filled, markings and
+            players on it included).
+        ice_like: (H, W) uint8, pixels with the ice's own colour.
+        red: (H, W) uint8, red paint on/near the ice.
+        blue: (H, W) uint8, blue paint on/near the ice.
+        ice_lab: (3,) float, estimated ice colour in OpenCV 8-bit Lab.
+        ice_fraction: share of the image covered by the ice region.
+        chroma_spread: robust spread of the ice's chroma (Lab units).
+    """
+
+    ice: np.ndarray
+    ice_like: np.ndarray
+    red: np.ndarray
+    blue: np.ndarray
+    ice_lab: np.ndarray
+    ice_fraction: float
+    chroma_spread: float
+
+    @property
+    def has_ice(self) -> bool:
+        """True when enough ice is in view to look for markings."""
+        return self.ice_fraction >= 0.05
+
+
+@dataclass
+class ImageLine:
+    """A straight marking seen in the image.
+
+    Attributes:
+        colour: "red" | "blue".
+        abc: (3,) line a·x + b·y + c = 0 in px with a² + b² = 1.
+        p0: (2,) one end of the supporting pixels, px.
+        p1: (2,) the other end, px.
+        width_px: mean painted width across the line, px.
+        support: number of mask pixels supporting it.
+    """
+
+    colour: str
+    abc: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+    width_px: float
+    support: int
+
+    @property
+    def length_px(self) -> float:
+        return float(np.linalg.norm(self.p1 - self.p0))
+
+    @property
+    def direction(self) -> np.ndarray:
+        """(2,) unit direction from p0 to p1."""
+        d = self.p1 - self.p0
+        return d / max(np.linalg.norm(d), 1e-9)
+
+
+@dataclass
+class ImageEllipse:
+    """An elliptical marking (projected circle) in the image.
+
+    Attributes:
+        colour: "red" | "blue".
+        centre: (2,) px.
+        axes: (2,) full axis lengths, px (OpenCV's convention).
+        angle_deg: rotation, degrees.
+        support: number of contour points fitted.
+    """
+
+    colour: str
+    centre: np.ndarray
+    axes: np.ndarray
+    angle_deg: float
+    support: int
+
+
+def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Estimate the ice colour as the (a*, b*) mode of the bright pixels.
+
+    Args:
+        lab: (H, W, 3) uint8 Lab image.
+
+    Returns:
+        (ice_lab (3,), chroma_spread) or ``None`` when nothing looks like ice.
+    """
+    sub = lab[::4, ::4].reshape(-1, 3).astype(np.float32)
+    L, a, b = sub[:, 0], sub[:, 1] - 128.0, sub[:, 2] - 128.0
+    chroma = np.hypot(a, b)
+    # Ice is bright and the least saturated large surface; "bright" relative to
+    # this frame so that dim venues still work.
+    bright = (L >= np.percentile(L, 40)) & (L >= 60) & (chroma < 45)
+    if bright.sum() < 0.05 * len(sub):
+        return None
+    hist, ae, be = np.histogram2d(a[bright], b[bright], bins=45, range=[[-45, 45], [-45, 45]])
+    hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 1.0)
+    ia, ib = np.unravel_index(int(np.argmax(hist)), hist.shape)
+    a0, b0 = (ae[ia] + ae[ia + 1]) / 2, (be[ib] + be[ib + 1]) / 2
+    near = bright & (np.hypot(a - a0, b - b0) < 6.0)
+    if near.sum() < 0.03 * len(sub):
+        return None
+    # Within that colour, ice is the brighter mode (boards share it, shadows do not).
+    Ln = L[near]
+    L0 = float(np.median(Ln[Ln >= np.percentile(Ln, 30)]))
+    ice = np.array([L0, np.median(a[near]) + 128.0, np.median(b[near]) + 128.0])
+    da, db = a[near] - (ice[1] - 128), b[near] - (ice[2] - 128)
+    spread = float(1.4826 * np.median(np.hypot(da, db))) + 0.5
+    return ice, spread
+
+
+def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.ndarray:
+    """(256, 256) uint8 class of each (a*, b*) byte pair: 0 other, 1 ice, 2 red, 3 blue."""
+    a = np.arange(256, dtype=np.float32)[:, None] - ice_lab[1]
+    b = np.arange(256, dtype=np.float32)[None, :] - ice_lab[2]
+    d = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a))
+    lut = np.zeros((256, 256), np.uint8)
+    lut[d < tol_ice] = 1
+    paint = d > thr_paint
+    lut[paint & (hue > _RED_SECTOR_DEG[0]) & (hue < _RED_SECTOR_DEG[1])] = 2
+    lut[paint & (hue > _BLUE_SECTOR_DEG[0]) & (hue < _BLUE_SECTOR_DEG[1])] = 3
+    return lut
+
+
+def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> MarkingMasks:
+    """Segment ice, red paint and blue paint.
+
+    Args:
+        frame_bgr: (H, W, 3) uint8 BGR image.
+        paint_min_chroma: floor, in Lab chroma units, of the colour difference
+            to the ice that counts as paint (the working threshold is the
+            larger of this and 4× the ice's own chroma spread).
+
+    Returns:
+        :class:`MarkingMasks`; all-zero masks and ``ice_fraction`` 0 when no
+        ice is found.
+    """
+    h, w = frame_bgr.shape[:2]
+    zeros = np.zeros((h, w), np.uint8)
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
+    est = _ice_colour(lab)
+    if est is None:
+        return MarkingMasks(zeros, zeros, zeros.copy(), zeros.copy(), np.zeros(3), 0.0, 0.0)
+    ice_lab, spread = est
+    tol_ice = max(6.0, 3.0 * spread)
+    thr = max(paint_min_chroma, 4.0 * spread)
+    # Classify chroma through a per-frame lookup table (fast, no per-pixel trig).
+    lut = _chroma_lut(ice_lab, tol_ice, thr)
+    cls = lut[lab[..., 1], lab[..., 2]]
+    L = lab[..., 0]
+    lo_ice = max(0.0, ice_lab[0] - max(25.0, 0.25 * ice_lab[0]))
+    ice_like = ((cls == 1) & (L > lo_ice)).astype(np.uint8) * 255
+    painted_L = L > 0.12 * ice_lab[0]  # dark navy paint under dim light still counts
+
+    # Ice region at low resolution: close the ice-coloured pixels over markings
+    # and players, keep large components, fill their holes, scale back up.
+    s = max(1, int(round(max(h, w) / 160)))
+    small = cv2.resize(ice_like, (max(1, w // s), max(1, h // s)), interpolation=cv2.INTER_AREA)
+    small = (small > 100).astype(np.uint8) * 255
+    small = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=4)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 0.03 * small.size)
+    big = big[big > 0]
+    region = np.isin(labels, big).astype(np.uint8) * 255
+    if region.any():
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(region, contours, -1, 255, thickness=cv2.FILLED)
+    ice = cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST)
+    ice_fraction = float(np.count_nonzero(region)) / region.size
+
+    # Paint lies on the ice; lines continue a little up the boards: allow a margin.
+    near_ice = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
+    near_ice = cv2.resize(near_ice, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+    keep = near_ice & painted_L
+    red = ((cls == 2) & keep).astype(np.uint8) * 255
+    blue = ((cls == 3) & keep).astype(np.uint8) * 255
+    return MarkingMasks(ice, ice_like, red, blue, ice_lab, ice_fraction, spread)
+
+
+def _pca_line(pts: np.ndarray) -> np.ndarray:
+    """Total-least-squares line (3,) a·x + b·y + c = 0, a² + b² = 1."""
+    mean = pts.mean(axis=0)
+    cov = np.cov((pts - mean).T)
+    evals, evecs = np.linalg.eigh(cov)
+    normal = evecs[:, 0]
+    return np.array([normal[0], normal[1], -normal @ mean])
+
+
+def _fit_one_line(pts: np.ndarray, iters: int = 3) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Robust line through (N, 2) pixel coordinates: fit, trim, refit.
+
+    Returns:
+        (abc (3,), inlier points (M, 2), rms distance px) or ``None``.
+    """
+    keep = pts
+    for _ in range(iters):
+        if len(keep) < 10:
+            return None
+        abc = _pca_line(keep)
+        d = pts @ abc[:2] + abc[2]
+        # Trim at a multiple of the core thickness so crease arcs/players drop out.
+        core = np.percentile(np.abs(d[np.abs(d) < np.percentile(np.abs(d), 60) + 1.0]), 90) + 1.5
+        keep = pts[np.abs(d) <= 2.0 * core]
+    d = keep @ abc[:2] + abc[2]
+    return abc, keep, float(np.sqrt(np.mean(d**2)))
+
+
+def fit_lines(mask: np.ndarray, colour: str, min_length_px: float = 40.0, max_lines: int = 8,
+              min_straight_fraction: float = 0.6) -> list[ImageLine]:
+    """Fit long straight painted lines in one colour mask.
+
+    Each connected component whose extent could hold a line is fitted by a
+    trimmed Huber line fit; it is accepted when most of its pixels lie on the
+    line (a goal line joined to its crease arc, a line with a player across
+    it pass; a circle does not). Collinear pieces split by occluders are
+    merged.
+
+    Args:
+        mask: (H, W) uint8 colour mask.
+        colour: label stored on the lines.
+        min_length_px: shortest accepted (merged) line, px.
+        max_lines: keep at most this many (most supported first).
+        min_straight_fraction: share of a component's pixels that must lie
+            on its line.
+
+    Returns:
+        Lines sorted by decreasing support.
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    piece_len = min_length_px / 3.0
+    pieces: list[ImageLine] = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if np.hypot(bw, bh) < piece_len or area < 10:
+            continue
+        ys, xs = np.nonzero(labels[y : y + bh, x : x + bw] == i)
+        pts = np.c_[xs + x, ys + y].astype(np.float64)
+        ln = _line_in_component(pts, colour, piece_len, min_straight_fraction)
+        if ln is not None:
+            pieces.append(ln)
+    merged = _merge_collinear(pieces)
+    lines = [ln for ln in merged if ln.length_px >= min_length_px]
+    lines.sort(key=lambda ln: -ln.support)
+    return lines[:max_lines]
+
+
+def _line_in_component(pts: np.ndarray, colour: str, min_len: float, min_fraction: float) -> ImageLine | None:
+    if len(pts) > 4000:  # thinning the sample keeps the fit fast on long thick lines
+        pts = pts[:: len(pts) // 2000]
+    fit = _fit_one_line(pts)
+    if fit is None:
+        return None
+    abc, inl, rms = fit
+    if len(inl) < min_fraction * len(pts):
+        return None
+    direction = np.array([-abc[1], abc[0]])
+    s = inl @ direction
+    lo, hi = np.percentile(s, [0.5, 99.5])
+    length = hi - lo
+    if length < min_len:
+        return None
+    d = inl @ abc[:2] + abc[2]
+    width = float(max(1.0, np.percentile(d, 95) - np.percentile(d, 5) + 1.0))
+    if length < 8.0 * width:  # long and thin; arcs with hash marks are not
+        return None
+    # An arc trimmed to its straightest part leaves gaps along the line.
+    hist, _ = np.histogram(s, bins=max(4, int(length // 4)), range=(lo, hi))
+    if np.mean(hist > 0) < 0.6:
+        return None
+    foot = -abc[2] * abc[:2]
+    return ImageLine(colour, abc, foot + lo * direction, foot + hi * direction, width, int(len(inl)))
+
+
+def _merge_collinear(lines: list[ImageLine], angle_tol_deg: float = 10.0, dist_tol_px: float = 4.0) -> list[ImageLine]:
+    """Merge pieces of the same straight marking split by occluders."""
+    lines = sorted(lines, key=lambda ln: -ln.support)
+    merged: list[ImageLine] = []
+    cos_tol = np.cos(np.radians(angle_tol_deg))
+    for ln in lines:
+        for m in merged:
+            if abs(float(ln.abc[:2] @ m.abc[:2])) < cos_tol:
+                continue
+            tol = max(dist_tol_px, 1.0 * max(ln.width_px, m.width_px))
+            if abs(m.abc[:2] @ ln.p0 + m.abc[2]) > tol or abs(m.abc[:2] @ ln.p1 + m.abc[2]) > tol:
+                continue
+            d = np.array([-m.abc[1], m.abc[0]])
+            s = [m.p0 @ d, m.p1 @ d, ln.p0 @ d, ln.p1 @ d]
+            foot = -m.abc[2] * m.abc[:2]
+            total = m.support + ln.support
+            m.width_px = (m.width_px * m.support + ln.width_px * ln.support) / total
+            m.support = total
+            m.p0, m.p1 = foot + min(s) * d, foot + max(s) * d
+            break
+        else:
+            merged.append(ImageLine(ln.colour, ln.abc.copy(), ln.p0.copy(), ln.p1.copy(), ln.width_px, ln.support))
+    return merged
+
+
+def fit_ellipses(mask: np.ndarray, colour: str, min_axis_px: float = 20.0) -> list[ImageEllipse]:
+    """Fit ellipses (projected faceoff/centre circles) to ring-like components.
+
+    Args:
+        mask: (H, W) uint8 colour mask.
+        colour: label stored on the ellipses.
+        min_axis_px: smallest accepted minor axis, px.
+
+    Returns:
+        Ellipses whose contour fits within ~2 px rms, largest first.
+    """
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    out = []
+    for c in contours:
+        if len(c) < 30:
+            continue
+        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
+        if min(ax1, ax2) < min_axis_px or not np.isfinite([cx, cy, ax1, ax2]).all():
+            continue
+        pts = c.reshape(-1, 2).astype(np.float64)
+        # Distance proxy: normalised radius deviation in the ellipse's own frame.
+        t = np.radians(ang)
+        rot = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+        q = (pts - [cx, cy]) @ rot.T / (np.array([ax1, ax2]) / 2)
+        dev = (np.hypot(q[:, 0], q[:, 1]) - 1.0) * min(ax1, ax2) / 2
+        if np.sqrt(np.mean(dev**2)) > 2.0:
+            continue
+        out.append(ImageEllipse(colour, np.array([cx, cy]), np.array([ax1, ax2]), float(ang), len(pts)))
+    out.sort(key=lambda e: -e.axes.prod())
+    return out
+
+
+def edge_map(mask: np.ndarray) -> np.ndarray:
+    """Boundary pixels of a mask (morphological gradient), uint8 0/255."""
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    return cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, k)

@@ -1,0 +1,566 @@
+"""Frame registration: ``rink_from_image`` for every frame of a video.
+
+Method (details and limits in ``docs/calibration.md``):
+
+1. **Segmentation** (:mod:`calibration.markings`): ice region, red and blue
+   paint relative to the ice colour; the inner boundary pixels of each paint
+   mask are the registration target, with a distance transform per colour.
+2. **Model**: boundary samples of every painted marking of the rink model
+   (:class:`MarkingModel`), coloured by the marking's own RGB.
+3. **Cold registration** (no usable previous frame): long straight lines
+   across the rink are fitted; ordered left to right they must follow the
+   rink's colour order along +x (goal red, blue, centre red, blue, goal red),
+   which together with the design's convention (side cameras on the −y side,
+   +x to their right) removes the half-turn ambiguity. Each order-preserving
+   assignment and a small grid of camera distances/heights gives a
+   zero-roll pinhole camera fitted to the lines (Levenberg–Marquardt); the
+   candidates are scored by chamfer agreement of the projected model with
+   the paint, and the best are refined.
+4. **Refinement**: Gauss–Newton on the 8 homography parameters minimising
+   the robust (truncated, Huber-weighted) distance-transform residual of the
+   projected model samples, coarse-to-fine truncation radius.
+5. **Tracking**: sparse optical flow (Lucas–Kanade on corners anywhere in the
+   frame; the rotating/zooming camera moves all of them by one homography)
+   predicts the next homography, refinement snaps it to the paint, and the
+   verification score decides; a failed verification or a large appearance
+   change (camera cut) re-initialises.
+6. **Camera profile**: a stored fixed-camera calibration is verified and
+   refined for small drift only, then smoothed over time (no search).
+
+Quality in [0, 1] comes from the verification (share of visible model
+boundary samples within 2 px of observed paint, and share of observed paint
+explained by the model). Frames with no ice or too few markings give
+``rink_from_image=None`` and quality 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from shapely.geometry import Polygon
+
+from calibration.fixed import CameraProfile
+from calibration.markings import MarkingMasks, fit_lines, segment_markings
+
+__all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
+
+COLOURS = ("red", "blue")
+
+
+@dataclass
+class CalibrationResult:
+    """One frame's calibration.
+
+    Attributes:
+        rink_from_image: (3, 3) raw image px → rink m on the ice plane, or
+            ``None`` when unknown.
+        quality: verification score in [0, 1] (0 when unknown).
+        method: how it was obtained: "profile", "track", "cold", or
+            "none:<reason>".
+        n_inliers: model boundary samples agreeing with the paint.
+        landmarks: names of the rink markings that were matched.
+    """
+
+    rink_from_image: np.ndarray | None
+    quality: float
+    method: str
+    n_inliers: int = 0
+    landmarks: list[str] = field(default_factory=list)
+
+    @classmethod
+    def unknown(cls, reason: str) -> "CalibrationResult":
+        return cls(None, 0.0, f"none:{reason}", 0, [])
+
+    def to_record(self, frame: int) -> dict:
+        """The ``calibration.jsonl`` record of this frame."""
+        return {
+            "frame": int(frame),
+            "H_rink_from_image": None if self.rink_from_image is None else self.rink_from_image.tolist(),
+            "quality": round(float(self.quality), 4),
+            "method": self.method,
+        }
+
+
+def colour_class(rgb) -> str | None:
+    """"red" | "blue" | None for a paint colour, by its Lab hue against white."""
+    px = np.array([[list(rgb)[::-1]]], np.uint8)
+    _, a, b = cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0].astype(float) - [0, 128, 128]
+    if np.hypot(a, b) < 8:
+        return None
+    hue = np.degrees(np.arctan2(b, a))
+    if -40 < hue < 55:
+        return "red"
+    if -165 < hue < -30:
+        return "blue"
+    return None
+
+
+class MarkingModel:
+    """Boundary samples of the rink's painted markings, per colour class.
+
+    Attributes:
+        xy_rink_m: colour → (N, 2) boundary sample points, m.
+        owner: colour → (N,) index into ``names``.
+        names: marking names.
+        polygons: colour → list of exterior rings (M, 2) in m (for rendering).
+        across_x_m: list of (x_m, colour, name) of the lines across the rink,
+            sorted by x.
+    """
+
+    def __init__(self, rink, step_m: float = 0.1):
+        self.rink = rink
+        self.names: list[str] = []
+        pts = {c: [] for c in COLOURS}
+        own = {c: [] for c in COLOURS}
+        self.polygons: dict[str, list[np.ndarray]] = {c: [] for c in COLOURS}
+        for m in rink.markings:
+            colour = colour_class(m.rgb)
+            if colour is None:
+                continue
+            idx = len(self.names)
+            self.names.append(m.name)
+            geoms = [m.geometry] if isinstance(m.geometry, Polygon) else list(getattr(m.geometry, "geoms", []))
+            for g in geoms:
+                for ring in [g.exterior, *g.interiors]:
+                    n = max(4, int(np.ceil(ring.length / step_m)))
+                    s = np.linspace(0, ring.length, n, endpoint=False)
+                    xy = np.array([ring.interpolate(d).coords[0][:2] for d in s])
+                    pts[colour].append(xy)
+                    own[colour].append(np.full(len(xy), idx))
+                self.polygons[colour].append(np.asarray(g.exterior.coords)[:, :2])
+        self.xy_rink_m = {c: np.concatenate(pts[c]) if pts[c] else np.zeros((0, 2)) for c in COLOURS}
+        self.owner = {c: np.concatenate(own[c]) if own[c] else np.zeros(0, int) for c in COLOURS}
+        spec = rink.spec
+        g, b = float(spec.goal_line_x_m), float(spec.blue_line_x_m)
+        self.across_x_m = [(-g, "red", "goal_line_-x"), (-b, "blue", "blue_line_-x"), (0.0, "red", "centre_line"),
+                           (b, "blue", "blue_line_+x"), (g, "red", "goal_line_+x")]
+        self.width_m = {"goal_line": float(spec.goal_line_width_m), "blue_line": float(spec.blue_line_width_m),
+                        "centre_line": float(spec.centre_line_width_m)}
+
+
+# --------------------------------------------------------------------------- helpers
+def _project(G: np.ndarray, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 2) px and (N,) homogeneous w of rink points through image_from_rink G."""
+    hom = xy @ G[:, :2].T + G[:, 2]
+    w = hom[:, 2]
+    safe = np.where(np.abs(w) > 1e-9, w, 1e-9)
+    return hom[:, :2] / safe[:, None], w
+
+
+def _front_sign(G: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Scale G so that rink points seen in the image have positive w."""
+    Ginv = np.linalg.inv(G)
+    c = Ginv @ np.array([(width - 1) / 2.0, (height - 1) / 2.0, 1.0])
+    return G if c[2] > 0 else -G
+
+
+class _FrameTargets:
+    """Distance transforms of the paint boundaries of one processed frame."""
+
+    def __init__(self, masks: MarkingMasks):
+        self.masks = masks
+        self.h, self.w = masks.red.shape
+        kernel = np.ones((3, 3), np.uint8)
+        self.fields: dict[str, np.ndarray] = {}
+        self.n_target: dict[str, int] = {}
+        self.targets: dict[str, np.ndarray] = {}
+        for c in COLOURS:
+            m = getattr(masks, c)
+            target = cv2.subtract(m, cv2.erode(m, kernel))  # inner boundary pixels
+            self.targets[c] = target
+            self.n_target[c] = int(np.count_nonzero(target))
+            dt = cv2.distanceTransform((target == 0).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+            dt = np.minimum(dt, 50.0).astype(np.float32)
+            gx = cv2.Sobel(dt, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+            gy = cv2.Sobel(dt, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+            self.fields[c] = cv2.merge([dt, gx, gy])
+        self.ice = masks.ice
+
+    def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
+        """(N, 3) distance, d/dx, d/dy at sub-pixel points (N, 2)."""
+        mx = xy[:, 0].astype(np.float32).reshape(1, -1)
+        my = xy[:, 1].astype(np.float32).reshape(1, -1)
+        out = cv2.remap(self.fields[colour], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                        borderValue=(50.0, 0.0, 0.0))
+        return out.reshape(-1, 3)
+
+
+@dataclass
+class _Score:
+    recall: float
+    precision: float
+    n_visible: int
+    n_inliers: int
+    landmarks: list[str]
+
+    @property
+    def quality(self) -> float:
+        if self.n_visible < 60:
+            return 0.0
+        q = np.clip((self.recall - 0.3) / 0.45, 0, 1) * np.clip((self.precision - 0.15) / 0.45, 0, 1)
+        return float(q)
+
+
+# --------------------------------------------------------------------------- calibrator
+class Calibrator:
+    """Per-frame rink calibration with tracking (see module docstring).
+
+    Args:
+        rink: ``calibration.rink.RinkModel``.
+        camera_profile: stored fixed-camera calibration; when given, frames
+            are verified/refined against it instead of searched.
+        fps: frame rate (used to scale the temporal smoothing of fixed cameras).
+        proc_width: frames are analysed at this width (px), keeping aspect.
+        min_quality: below this a frame is reported unknown.
+    """
+
+    def __init__(self, rink, camera_profile: CameraProfile | None = None, fps: float = 30.0,
+                 proc_width: int = 960, min_quality: float = 0.35):
+        self.rink = rink
+        self.model = MarkingModel(rink)
+        self.profile = camera_profile if camera_profile else None
+        self.fps = float(fps)
+        self.proc_width = int(proc_width)
+        self.min_quality = float(min_quality)
+        self._G: np.ndarray | None = None  # proc image_from_rink of the last good frame
+        self._gray: np.ndarray | None = None
+        self._hist: np.ndarray | None = None
+        self._G_smooth: np.ndarray | None = None
+        self._size: tuple[int, int] | None = None
+
+    # ------------------------------------------------------------------ public
+    def reset(self) -> None:
+        """Forget the temporal state (next frame is registered cold)."""
+        self._G = self._gray = self._hist = self._G_smooth = None
+
+    def update(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationResult:
+        """Calibrate one frame.
+
+        Args:
+            frame_bgr: (H, W, 3) uint8 BGR frame.
+            frame_index: index of the frame in the video.
+
+        Returns:
+            :class:`CalibrationResult` with ``rink_from_image`` in raw image px.
+        """
+        if frame_bgr is None or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.size == 0:
+            return CalibrationResult.unknown("bad_frame")
+        H0, W0 = frame_bgr.shape[:2]
+        s = min(1.0, self.proc_width / W0)
+        pw, ph = int(round(W0 * s)), int(round(H0 * s))
+        if (pw, ph) != self._size:
+            self.reset()
+            self._size = (pw, ph)
+        self._raw_size = (W0, H0)
+        proc = frame_bgr if s == 1.0 else cv2.resize(frame_bgr, (pw, ph), interpolation=cv2.INTER_AREA)
+        # proc px = A · raw px (pixel centres at integers).
+        A = np.array([[pw / W0, 0, 0.5 * pw / W0 - 0.5], [0, ph / H0, 0.5 * ph / H0 - 0.5], [0, 0, 1.0]])
+        gray = cv2.cvtColor(proc, cv2.COLOR_BGR2GRAY)
+        hist = cv2.calcHist([cv2.resize(proc, (64, 36))], [0, 1, 2], None, [8, 8, 8], [0, 256] * 3)
+        hist = cv2.normalize(hist, None).ravel()
+        cut = self._hist is not None and cv2.compareHist(self._hist, hist, cv2.HISTCMP_CORREL) < 0.7
+
+        masks = segment_markings(proc)
+        targets = _FrameTargets(masks)
+        n_paint = targets.n_target["red"] + targets.n_target["blue"]
+        if not masks.has_ice or n_paint < 40:
+            self._gray, self._hist = gray, hist
+            self._G = None
+            return CalibrationResult.unknown("no_ice" if not masks.has_ice else "no_markings")
+
+        result: tuple[np.ndarray, _Score, str] | None = None
+        if self.profile is not None:
+            result = self._from_profile(targets, A, pw, ph)
+        else:
+            if self._G is not None and not cut:
+                G_pred = self._flow_predict(self._gray, gray, self._G)
+                if G_pred is not None:
+                    G = self._refine(G_pred, targets, taus=(6.0, 3.0, 2.0), iters_per_tau=3)
+                    sc = self._score(G, targets)
+                    if sc.quality >= self.min_quality:
+                        result = (G, sc, "track")
+            if result is None:
+                result = self._cold(targets, pw, ph)
+        self._gray, self._hist = gray, hist
+        if result is None or result[1].quality < self.min_quality:
+            self._G = None
+            return CalibrationResult.unknown("not_registered")
+        G, sc, method = result
+        self._G = G
+        image_from_rink = np.linalg.inv(A) @ G
+        rink_from_image = np.linalg.inv(image_from_rink)
+        rink_from_image /= rink_from_image[2, 2]
+        return CalibrationResult(rink_from_image, sc.quality, method, sc.n_inliers, sc.landmarks)
+
+    # ------------------------------------------------------------------ modes
+    def _from_profile(self, targets: _FrameTargets, A: np.ndarray, pw: int, ph: int):
+        rink_from_raw = self.profile.scaled_to(*self._raw_size)
+        G_prof = _front_sign(A @ np.linalg.inv(rink_from_raw), pw, ph)
+        start = self._G if self._G is not None else G_prof
+        G = self._refine(start, targets, taus=(4.0, 2.0, 1.5), iters_per_tau=3)
+        # A fixed camera only drifts a little: a refinement that walks far from
+        # the profile is a failure (occlusion, wrong paint), not a new pose.
+        if _max_corner_shift(G, G_prof, pw, ph) > 0.03 * np.hypot(pw, ph):
+            G = G_prof
+        sc = self._score(G, targets)
+        sc_prof = self._score(G_prof, targets)
+        if sc_prof.quality >= sc.quality:
+            G, sc = G_prof, sc_prof
+        # Temporal smoothing of a static camera: exponential average of the
+        # normalised homography (time constant ~1 s) keeps jitter down.
+        alpha = min(1.0, 1.0 / max(1.0, self.fps))
+        Gn = G / G[2, 2]
+        self._G_smooth = Gn if self._G_smooth is None else (1 - alpha) * self._G_smooth + alpha * Gn
+        return self._G_smooth.copy(), sc, "profile"
+
+    def _cold(self, targets: _FrameTargets, pw: int, ph: int):
+        cands = self._line_hypotheses(targets, pw, ph)
+        if not cands:
+            return None
+        scored = []
+        for G in cands:
+            sc = self._score(G, targets, tau=4.0, step=4, precision=False)
+            # Matched samples, not the matched share: a hypothesis that zooms onto
+            # the detected lines alone matches a large share of very little.
+            scored.append((sc.n_inliers * sc.recall, G))
+        scored.sort(key=lambda t: -t[0])
+        best = None
+        for _, G in scored[:4]:
+            G = self._refine(G, targets, taus=(15.0, 8.0, 4.0, 2.0), iters_per_tau=4)
+            sc = self._score(G, targets)
+            if best is None or sc.quality > best[1].quality:
+                best = (G, sc, "cold")
+        return best
+
+    # ------------------------------------------------------------------ pieces
+    def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray) -> np.ndarray | None:
+        pts = cv2.goodFeaturesToTrack(prev_gray, maxCorners=300, qualityLevel=0.01, minDistance=8, blockSize=7)
+        if pts is None or len(pts) < 12:
+            return G
+        nxt, st, _ = cv2.calcOpticalFlowPyrLK(prev_gray, gray, pts, None, winSize=(21, 21), maxLevel=3)
+        ok = st.ravel() == 1
+        if ok.sum() < 12:
+            return None
+        M, inl = cv2.findHomography(pts[ok], nxt[ok], cv2.RANSAC, 2.0)
+        if M is None or inl.sum() < max(10, 0.3 * ok.sum()):
+            return None
+        return M @ G
+
+    def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> list[np.ndarray]:
+        masks = targets.masks
+        min_len = 0.25 * min(pw, ph)
+        lines = fit_lines(masks.red, "red", min_len, 6) + fit_lines(masks.blue, "blue", min_len, 6)
+        if len(lines) < 2:
+            return []
+        y_ref = float(ph)
+
+        def x_at(ln):
+            a, b, c = ln.abc
+            return -(b * y_ref + c) / a if abs(a) > 1e-6 else np.inf
+
+        lines = [ln for ln in lines if np.isfinite(x_at(ln))]
+        lines.sort(key=x_at)
+        lines = lines[:5]
+        blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
+        model = self.model.across_x_m
+        spec = self.rink.spec
+        half_w = float(spec.width_m) / 2.0
+        cx, cy = (pw - 1) / 2.0, (ph - 1) / 2.0
+        cands = []
+        for k in range(len(lines), 1, -1):
+            for subset in itertools.combinations(range(len(lines)), k):
+                det = [lines[i] for i in subset]
+                for assign in itertools.combinations(range(len(model)), k):
+                    if any(model[j][1] != ln.colour for j, ln in zip(assign, det)):
+                        continue
+                    if not self._widths_plausible(det, [model[j][2] for j in assign], blue_w):
+                        continue
+                    cands.extend(self._fit_cameras(det, [model[j][0] for j in assign], half_w, cx, cy, pw))
+            # Three or more lines fitted exactly by a wrong assignment is rare;
+            # two lines always fit, so their assignments are all kept for scoring.
+            if cands and k >= 3:
+                break
+        return cands
+
+    @staticmethod
+    def _widths_plausible(det, names, blue_w) -> bool:
+        # The centre line is as wide as a blue line; goal lines are ~6× thinner.
+        if not blue_w:
+            return True
+        ref = float(np.median(blue_w))
+        for ln, name in zip(det, names):
+            if name == "centre_line" and ln.width_px < 0.45 * ref:
+                return False
+            if name.startswith("goal_line") and ln.width_px > 0.8 * ref and ref > 3:
+                return False
+        return True
+
+    def _fit_cameras(self, det, xs_m, half_w, cx, cy, pw) -> list[np.ndarray]:
+        """Zero-roll pinhole cameras whose images of the lines x = xs_m match ``det``.
+
+        Closed form per focal length f: the lines' normalised images are all
+        orthogonal to the rink's y axis in camera coordinates (their vanishing
+        direction), zero roll fixes the x axis, and the line offsets give the
+        translation linearly. Two lines leave the camera's y position free
+        (lines across the rink do not change when the camera slides along
+        them): it is sampled, and the chamfer score chooses.
+        """
+        xs = np.asarray(xs_m, float)
+        seg = [np.array([ln.p0, (ln.p0 + ln.p1) / 2, ln.p1]) for ln in det]
+        lines_px = [ln.abc for ln in det]
+        out = []
+        best_by_f = []
+        for f in pw * np.exp(np.linspace(np.log(0.35), np.log(5.0), 22)):
+            K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]])
+            ln_n = np.array([K.T @ l for l in lines_px])
+            ln_n /= np.linalg.norm(ln_n, axis=1, keepdims=True)
+            r2 = np.linalg.svd(ln_n)[2][-1]
+            if r2[2] - r2[1] < 0:  # rink +y runs away from / up the image
+                r2 = -r2
+            a = np.cross(r2, [1.0, 0, 0]) if abs(r2[0]) < 0.9 else np.cross(r2, [0, 1.0, 0])
+            a /= np.linalg.norm(a)
+            b = np.cross(r2, a)
+            ca, cb = np.cross(a, r2)[0], np.cross(b, r2)[0]
+            phi = np.arctan2(-ca, cb)
+            r1 = np.cos(phi) * a + np.sin(phi) * b
+            if r1[0] < 0:  # +x to the image right (design convention)
+                r1 = -r1
+            r3 = np.cross(r1, r2)
+            if r3[2] >= 0:  # the camera must look down at the ice
+                continue
+            t0 = np.linalg.lstsq(ln_n, -xs * (ln_n @ r1), rcond=None)[0]
+            G0 = K @ np.c_[r1, r2, t0]
+            # Line residuals in px: they constrain f when 3+ lines are seen.
+            Ginv_T = np.linalg.inv(G0).T
+            res = []
+            for x_m, q in zip(xs, seg):
+                lm = Ginv_T @ np.array([1.0, 0.0, -x_m])
+                lm /= max(np.hypot(lm[0], lm[1]), 1e-12)
+                res.append(q @ lm[:2] + lm[2])
+            rms = float(np.sqrt(np.mean(np.concatenate(res) ** 2)))
+            best_by_f.append((rms, K, np.c_[r1, r2, r3], t0))
+        if not best_by_f:
+            return out
+        if len(det) >= 3:
+            rms_min = min(b[0] for b in best_by_f)
+            keep = [b for b in best_by_f if b[0] < 6.0 and b[0] <= 1.5 * rms_min + 0.5]
+        else:
+            keep = [b for b in best_by_f if b[0] < 3.0]
+        # Lines across the rink do not move when the camera slides along y:
+        # sample the camera's y position (behind the near boards, or overhead).
+        y_cams = [-half_w - d for d in (1.0, 3.0, 5.0, 7.5, 10.0, 13.0, 17.0, 22.0, 30.0)] + [-half_w / 2, 0.0]
+        for rms, K, R, t0 in keep:
+            r2 = R[:, 1]
+            for yc in y_cams:
+                t = t0 + (-yc - r2 @ t0) * r2
+                C = -R.T @ t
+                if C[2] < 0.5 or (C[1] > -half_w and C[2] < 15.0):
+                    continue
+                out.append(K @ np.c_[R[:, 0], r2, t])
+        return out
+
+    def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1):
+        xy = self.model.xy_rink_m[colour]
+        if step > 1:
+            xy = xy[::step]
+        if len(xy) == 0:
+            return np.zeros(0, int), np.zeros((0, 2))
+        p, w = _project(G, xy)
+        m = 1.0
+        ok = (w > 0) & (p[:, 0] >= m) & (p[:, 0] <= targets.w - 1 - m) & (p[:, 1] >= m) & (p[:, 1] <= targets.h - 1 - m)
+        idx = np.flatnonzero(ok)
+        if len(idx):
+            pi = np.round(p[idx]).astype(int)
+            on_ice = targets.ice[pi[:, 1], pi[:, 0]] > 0
+            idx = idx[on_ice]
+        return idx, p[idx]
+
+    def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3) -> np.ndarray:
+        """Gauss–Newton on the truncated distance-transform residual."""
+        w, h = targets.w, targets.h
+        sn = max(w, h) / 2.0
+        T = np.array([[1 / sn, 0, -(w - 1) / 2 / sn], [0, 1 / sn, -(h - 1) / 2 / sn], [0, 0, 1.0]])
+        Tinv = np.linalg.inv(T)
+        G = G.copy()
+        for tau in taus:
+            for _ in range(iters_per_tau):
+                JtJ = np.zeros((8, 8))
+                Jtr = np.zeros(8)
+                n_used = 0
+                for c in COLOURS:
+                    idx, p = self._visible(G, targets, c)
+                    if len(idx) == 0:
+                        continue
+                    f = targets.sample(c, p)
+                    d, gx, gy = f[:, 0], f[:, 1], f[:, 2]
+                    use = d < tau
+                    if use.sum() < 5:
+                        continue
+                    d, gx, gy, pu = d[use], gx[use], gy[use], p[use]
+                    pn = (pu - [(w - 1) / 2, (h - 1) / 2]) / sn
+                    u, v = pn[:, 0], pn[:, 1]
+                    gxs, gys = gx * sn, gy * sn
+                    J = np.stack([gxs * u, gxs * v, gxs, gys * u, gys * v, gys,
+                                  -gxs * u * u - gys * u * v, -gxs * u * v - gys * v * v], axis=1)
+                    hub = 1.0
+                    wt = np.where(d < hub, 1.0, hub / np.maximum(d, 1e-9))
+                    JtJ += (J * wt[:, None]).T @ J
+                    Jtr += (J * wt[:, None]).T @ d
+                    n_used += len(d)
+                if n_used < 12:
+                    return G
+                lam = 1e-6 * np.trace(JtJ) + 1e-12
+                try:
+                    delta = -np.linalg.solve(JtJ + lam * np.eye(8), Jtr)
+                except np.linalg.LinAlgError:
+                    return G
+                D = np.eye(3) + np.array([[delta[0], delta[1], delta[2]], [delta[3], delta[4], delta[5]],
+                                          [delta[6], delta[7], 0.0]])
+                G = Tinv @ D @ T @ G
+                if np.abs(delta).max() < 1e-6:
+                    break
+        return G
+
+    def _score(self, G: np.ndarray, targets: _FrameTargets, tau: float = 2.0, step: int = 1,
+               precision: bool = True) -> _Score:
+        n_vis = n_in = 0
+        hits: dict[int, list[int]] = {}
+        drawn = np.zeros((targets.h, targets.w), np.uint8)
+        for c in COLOURS:
+            idx, p = self._visible(G, targets, c, step)
+            idx = idx * step
+            if len(idx) == 0:
+                continue
+            d = targets.sample(c, p)[:, 0]
+            inl = d < tau
+            n_vis += len(idx)
+            n_in += int(inl.sum())
+            owners = self.model.owner[c][idx]
+            for o, ok in zip(*np.unique(owners, return_counts=True)):
+                hits.setdefault(int(o), [0, 0])[1] += int(ok)
+            for o in owners[inl]:
+                hits[int(o)][0] += 1
+            pi = np.round(p).astype(int)
+            drawn[pi[:, 1], pi[:, 0]] = 255
+        if n_vis == 0:
+            return _Score(0.0, 0.0, 0, 0, [])
+        if not precision:
+            return _Score(n_in / n_vis, 1.0, n_vis, n_in, [])
+        # Precision: observed paint boundary near any projected model sample.
+        near = cv2.dilate(drawn, np.ones((5, 5), np.uint8))
+        tgt = cv2.bitwise_or(targets.targets["red"], targets.targets["blue"])
+        tgt = cv2.bitwise_and(tgt, targets.ice)
+        n_t = int(np.count_nonzero(tgt))
+        precision = float(np.count_nonzero(cv2.bitwise_and(tgt, near))) / max(n_t, 1)
+        landmarks = sorted(self.model.names[o] for o, (i, v) in hits.items() if i >= 10 and i >= 0.3 * v)
+        return _Score(n_in / n_vis, precision, n_vis, n_in, landmarks)
+
+
+def _max_corner_shift(G1: np.ndarray, G2: np.ndarray, w: int, h: int) -> float:
+    """Largest image displacement, px, of the image corners' rink points between two homographies."""
+    corners = np.array([[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1]], float)
+    rink = _project(np.linalg.inv(G2), corners)[0]
+    return float(np.max(np.linalg.norm(_project(G1, rink)[0] - corners, axis=1)))
