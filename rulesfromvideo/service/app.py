@@ -44,7 +44,9 @@ class _RedactTokens(logging.Filter):
 
 
 def install_log_redaction() -> None:
-    for name in ("rulesfromvideo", "uvicorn", "uvicorn.access", "uvicorn.error", "fastapi"):
+    # Logger filters only see records created on that very logger, so name each one the service uses.
+    for name in ("rulesfromvideo.service", "rulesfromvideo.service.jobs", "rulesfromvideo.service.live",
+                 "uvicorn", "uvicorn.access", "uvicorn.error", "fastapi"):
         lg = logging.getLogger(name)
         if not any(isinstance(f, _RedactTokens) for f in lg.filters):
             lg.addFilter(_RedactTokens())
