@@ -82,6 +82,7 @@ class IceScene:
         ice_lab: (3,) float median Lab of unmarked ice.
         ice_L_local: (h, w) float32 local ice lightness, L units.
         ice_like: (h, w) uint8 0/255, background (ice or its painted marking).
+        not_plain_ice: (h, w) uint8 0/255, pixels not of the plain ice colour (markings included).
         foreground: (h, w) uint8 0/255, ice_mask & ~ice_like.
         ice_v_full: median HSV value (max channel) of unmarked ice at full resolution, 0..255.
         marking_lab: observed Lab colour per marking group (rgb key → (3,) or None).
@@ -97,6 +98,7 @@ class IceScene:
     ice_like: np.ndarray
     foreground: np.ndarray
     ice_v_full: float
+    not_plain_ice: np.ndarray
     marking_lab: dict = field(default_factory=dict)
 
     @property
@@ -187,6 +189,7 @@ def build_ice_scene(
     hi_L = np.clip(ice_L_local + cfg.bright_tol, 0, 255).astype(np.uint8)
 
     ice_like = chroma_ok & (Lc > lo_L) & (Lc <= hi_L)
+    not_plain_ice = (~ice_like).astype(np.uint8) * 255
     # Inside a marking's painted area (plus slack), anything between the marking's observed
     # colour and the ice colour is background: the paint itself and its anti-aliased edges.
     marking_lab: dict = {}
@@ -227,6 +230,7 @@ def build_ice_scene(
         ice_lab=ice_lab,
         ice_L_local=ice_L_local,
         ice_like=ice_like_u8,
+        not_plain_ice=not_plain_ice,
         foreground=foreground,
         ice_v_full=ice_v_full,
         marking_lab=marking_lab,

@@ -106,8 +106,9 @@ class PlayerDetector:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        alive = self._group_vertically(labels, stats, n, scene)
         boxes, contacts = [], []
-        for i in range(1, n):
+        for i in alive:
             x, y, w, h, area = stats[i]
             if area < 6:
                 continue
@@ -165,6 +166,50 @@ class PlayerDetector:
         area = max(4.0, 0.45 * width * max(height, 0.4 * width))
         return area, max(width, 2.0)
 
+    def _group_vertically(self, labels: np.ndarray, stats: np.ndarray, n: int, scene: IceScene) -> list[int]:
+        """Merge small blobs standing above a bigger one within a player's height (a helmet or a
+        torso cut off from its sledge by a same-coloured marking) into it; returns the kept labels.
+
+        ``labels`` and ``stats`` are updated in place for the merged blobs.
+        """
+        idx = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 6]
+        if len(idx) < 2:
+            return idx
+        idx.sort(key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+        bottoms = {}
+        for i in idx:
+            x, y, w, h, _ = stats[i]
+            c_full = scene.to_full(np.array([[x + w / 2.0, y + h - 0.5]]))
+            c_rink, ok = scene.cam.rink_from_image(c_full)
+            hpx = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(c_rink)[0]) * scene.scale if ok[0] else 0.0
+            bottoms[i] = hpx
+        kept: list[int] = []
+        for i in idx:
+            x, y, w, h, a = stats[i]
+            host = None
+            for b in kept:
+                bx, by, bw, bh, ba = stats[b]
+                if a > 0.6 * ba:
+                    continue
+                overlap = min(x + w, bx + bw) - max(x, bx)
+                if overlap < 0.3 * min(w, bw):
+                    continue
+                b_bot = by + bh
+                if y + h <= b_bot + 2 and y >= b_bot - 1.15 * bottoms[b]:
+                    host = b
+                    break
+            if host is None:
+                kept.append(i)
+                continue
+            ys, xs = y, x
+            sub = labels[ys : ys + h, xs : xs + w]
+            sub[sub == i] = host
+            bx, by, bw, bh, ba = stats[host]
+            nx0, ny0 = min(bx, x), min(by, y)
+            nx1, ny1 = max(bx + bw, x + w), max(by + bh, y + h)
+            stats[host] = (nx0, ny0, nx1 - nx0, ny1 - ny0, ba + a)
+        return sorted(kept)
+
     def _split(self, labels, i, x, y, w, h, scene) -> list[tuple[int, int]]:
         """Column ranges (work px, absolute) of the players merged in blob ``i``."""
         sub = labels[y : y + h, x : x + w] == i
@@ -179,23 +224,33 @@ class PlayerDetector:
         _, w_single = self._expected(scene, contact_rink)
         if w <= self.config.split_width_factor * w_single:
             return [(x, x + w)]
+        # Bodies stand up from the sledges: split between "humps" of the column profile
+        # (columns at least half as full as the fullest), never inside a sledge-only stretch.
         counts = sub.sum(axis=0).astype(np.float64)
         k = max(3, int(w_single * 0.15) | 1)
         smooth = np.convolve(counts, np.ones(k) / k, mode="same")
-        lo, hi = int(0.25 * w), int(0.75 * w)
-        if hi <= lo:
+        top = smooth.max()
+        if top <= 0:
             return [(x, x + w)]
-        j = lo + int(np.argmin(smooth[lo:hi]))
-        if smooth[j] > self.config.valley_frac * np.median(counts[counts > 0]):
+        high = smooth >= 0.55 * top
+        humps, start = [], None
+        for c, on in enumerate(np.append(high, False)):
+            if on and start is None:
+                start = c
+            elif not on and start is not None:
+                humps.append((start, c))
+                start = None
+        cuts = []
+        for (a0, a1), (b0, b1) in zip(humps, humps[1:]):
+            if (b0 + b1) / 2 - (a0 + a1) / 2 < 0.45 * w_single:
+                continue
+            j = a1 + int(np.argmin(smooth[a1:b0])) if b0 > a1 else a1
+            if smooth[j] <= self.config.valley_frac * top:
+                cuts.append(j)
+        if not cuts:
             return [(x, x + w)]
-        left = self._split_range(labels, i, x, y, j, h, scene)
-        right = self._split_range(labels, i, x + j, y, w - j, h, scene)
-        return left + right
-
-    def _split_range(self, labels, i, x, y, w, h, scene):
-        if w < 3:
-            return []
-        return self._split(labels, i, x, y, w, h, scene)
+        edges = [0] + cuts + [w]
+        return [(x + e0, x + e1) for e0, e1 in zip(edges, edges[1:]) if e1 - e0 >= 2]
 
     @staticmethod
     def _torso_boxes(scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:
@@ -220,8 +275,9 @@ class PlayerDetector:
         x1, y1 = min(w, int(np.ceil(x1)) + 1), min(h, int(np.ceil(y1)) + 1)
         if x1 <= x0 or y1 <= y0:
             return TeamAssignment(None, 0.0, None)
-        # Not-ice pixels, also above the ice outline (a far player's torso may hide the boards).
-        m = scene.ice_like[y0:y1, x0:x1] == 0
+        # Pixels not of the plain ice colour, also above the ice outline (a far player's torso
+        # may hide the boards) and on markings (a jersey of the line's own colour is still a jersey).
+        m = scene.not_plain_ice[y0:y1, x0:x1] > 0
         pix = scene.lab[y0:y1, x0:x1][m]
         return self.teams.classify_pixels(pix)
 

@@ -1,0 +1,102 @@
+"""Player blobs, team colours and blade points on hand-drawn frames."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detections import Detections, box_iou
+from vision.geometry import PlaneCamera
+from vision.ice import RinkGeometryCache, build_ice_scene
+from vision.players import PlayerDetector
+from vision.teams import TeamClassifier, TeamVote, TeamAssignment
+from vision.tracking import blades_from_contact
+
+HOME, AWAY = (46, 16, 200), (145, 61, 11)  # GAME.json #c8102e, #0b3d91 as (B, G, R)
+
+
+def _detect(kit, players, cam=None, drawer=None):
+    cam = cam or kit.cam
+    drawer = drawer or kit.drawer
+    img, blades = drawer.frame(players)
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+    scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
+    det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(scene)
+    return det, teams, blades, pc
+
+
+def _nearest(det, xy):
+    d = np.linalg.norm(det.data["contact_rink_m"] - np.asarray(xy), axis=1)
+    return int(np.argmin(d)), float(d.min())
+
+
+def test_two_coloured_players_get_their_teams(kit):
+    players = {1: ((3.0, 2.0), 0.3, HOME), 2: ((6.0, -1.0), 2.0, AWAY)}
+    det, teams, _, _ = _detect(kit, players)
+    assert len(det) == 2
+    for pid, (xy, _, _) in players.items():
+        k, d = _nearest(det, xy)
+        assert d < 0.8
+        assert teams[k].team == ("home" if pid == 1 else "away")
+
+
+def test_player_on_a_line_of_his_own_colour_stays_one_blob(kit):
+    # The IPC red centre line is painted in the home red (200, 16, 46): only geometry separates them.
+    players = {1: ((0.0, 0.0), 0.0, HOME), 2: ((-4.0, 2.0), 0.0, AWAY)}
+    det, teams, _, _ = _detect(kit, players)
+    assert len(det) == 2
+    k, d = _nearest(det, (0.0, 0.0))
+    assert d < 0.8 and teams[k].team == "home"
+
+
+def test_blade_points_from_contact(kit):
+    players = {1: ((3.0, 2.0), 0.0, HOME), 2: ((-2.0, -3.0), np.pi / 2, AWAY), 3: ((8.0, 5.0), 1.0, AWAY)}
+    det, _, blades, pc = _detect(kit, players)
+    errs = []
+    for pid, (xy, heading, _) in players.items():
+        k, _ = _nearest(det, xy)
+        c = det.data["contact_rink_m"][k]
+        away = pc.away_direction_rink(c[None])[0]
+        h = np.array([np.cos(heading), np.sin(heading)])
+        est = blades_from_contact(c, away, h)
+        truth = blades[pid]
+        e = min(np.linalg.norm(est - truth, axis=1).max(), np.linalg.norm(est[::-1] - truth, axis=1).max())
+        errs.append(e)
+    # Drawn sledges are 1.1 m × 0.5 m with the seat 0.25 m behind centre; the estimate
+    # assumes 0.2 m: a few centimetres of model error plus the blob's pixel quantisation.
+    assert max(errs) < 0.3
+
+
+def test_merged_side_by_side_players_are_split(kit):
+    players = {1: ((2.0, 3.0), 0.0, HOME), 2: ((3.2, 3.0), 0.0, AWAY)}
+    det, teams, _, _ = _detect(kit, players)
+    assert len(det) == 2
+    assert sorted(t.team for t in teams) == ["away", "home"]
+
+
+def test_team_classifier_unknown_when_ambiguous():
+    tc = TeamClassifier({"home": HOME, "away": AWAY})
+    green = np.full((50, 3), 0.0)
+    green[:] = tc.team_lab["home"] * 0.5 + tc.team_lab["away"] * 0.5  # halfway between both kits
+    assert tc.classify_pixels(green).team is None
+    assert tc.classify_pixels(np.zeros((3, 3))).team is None  # too few pixels
+    vote = TeamVote()
+    for _ in range(5):
+        vote.add(TeamAssignment("home", 0.8, None))
+    vote.add(TeamAssignment("away", 0.5, None))
+    assert vote.team == "home"
+
+
+def test_detections_container():
+    d = Detections.from_centers(np.array([[10.0, 20.0], [30.0, 40.0]]), np.array([4.0, 2.0]), [0.9, 0.3])
+    assert len(d) == 2 and np.allclose(d.xyxy[0], [8, 19, 12, 21])
+    assert len(d[d.confidence > 0.5]) == 1 and np.allclose(d[1].data["centre_xy_px"], [[30, 40]])
+    m = Detections.merge([d, d[0]])
+    assert len(m) == 3 and m.tracker_id.tolist() == [-1, -1, -1]
+    assert np.allclose(box_iou(d.xyxy, d.xyxy).diagonal(), 1.0)
+    # A YOLOv8 head: 4 box rows + 2 classes, 3 anchors, two overlapping "player" boxes.
+    out = np.array([[100, 101, 300], [100, 100, 50], [20, 20, 10], [40, 40, 10],
+                    [0.1, 0.05, 0.9], [0.8, 0.7, 0.05]], dtype=np.float64)
+    y = Detections.from_yolo_output(out[None], scale_xy=(2.0, 2.0))
+    assert sorted(y.class_id.tolist()) == [0, 1]  # NMS kept one of the two overlapping players
+    k = int(np.nonzero(y.class_id == 1)[0][0])
+    assert np.allclose(y.xyxy[k], [180, 160, 220, 240]) and np.isclose(y.confidence[k], 0.8)

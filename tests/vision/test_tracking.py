@@ -1,0 +1,119 @@
+"""FrameTracker on hand-drawn sequences, and the tracks metrics on hand-made cases."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.evaluation import evaluate_tracks, hota, idf1
+from vision.tracking import FrameTracker, PuckTracker
+
+HOME, AWAY = (46, 16, 200), (145, 61, 11)
+GAME = {"rules": "ipc-sledge", "teams": {"home": {"color": "#c8102e", "attacks": "+x"}, "away": {"color": "#0b3d91"}}}
+FPS = 30.0
+
+
+def _run(kit, n, players_at, puck_at, calib_at=None):
+    tracker = FrameTracker(kit.rink, GAME, FPS)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    out = []
+    for f in range(n):
+        t = f / FPS
+        img, blades = kit.drawer.frame(players_at(t), puck_at(f, t))
+        calib = H if calib_at is None else calib_at(f, H)
+        out.append((tracker.update(img, f, t, calib), blades))
+    return out
+
+
+def test_hidden_puck_coasts_unmeasured_then_reacquires(kit):
+    def puck_at(f, t):
+        return None if 12 <= f < 17 else (1.0 + 6.0 * t, -2.0 + 1.5 * t, 0.0127)
+
+    obs = _run(kit, 26, lambda t: {}, puck_at)
+    recs = [o.puck for o, _ in obs]
+    assert all(r is not None and r["measured"] for r in recs[3:12])
+    hidden = recs[12:17]
+    assert all(r is not None and r["measured"] is False for r in hidden)
+    for f, r in zip(range(12, 17), hidden):  # coasted along the puck's straight path
+        t = f / FPS
+        assert np.hypot(r["x"] - (1.0 + 6.0 * t), r["y"] - (-2.0 + 1.5 * t)) < 0.15
+    assert all(r["measured"] for r in recs[18:])
+    for f in range(18, 26):
+        t = f / FPS
+        assert np.hypot(recs[f]["x"] - (1.0 + 6.0 * t), recs[f]["y"] - (-2.0 + 1.5 * t)) < 0.05
+    assert json.loads(json.dumps(obs[-1][0].to_record()))["frame"] == 25
+
+
+def test_lost_puck_becomes_unknown():
+    pt = PuckTracker(FPS, max_coast_s=0.2)
+    from vision.tracking import KalmanCV
+
+    pt.kf = KalmanCV(np.zeros(2), 0.05, 1.0, 40.0)
+    states = [pt.coast(f) for f in range(10)]
+    assert all(s is not None and not s["measured"] for s in states[:6])
+    assert states[-1] is None and not pt.active
+
+
+def test_player_ids_persist_through_a_crossing(kit):
+    def players_at(t):
+        return {1: ((0.0 + 6.0 * t, 0.5), 0.0, HOME), 2: ((6.0 - 6.0 * t, 0.5), np.pi, AWAY)}
+
+    obs = _run(kit, 36, players_at, lambda f, t: None)
+    first = {}
+    for f, (o, blades) in enumerate(obs[3:], start=3):
+        if np.linalg.norm(np.mean(blades[1], axis=0) - np.mean(blades[2], axis=0)) < 1.0:
+            continue  # while they overlap, which truth a track "is" cannot be told
+        for p in o.players:
+            c = np.mean(p["blades"], axis=0)
+            truth = min(blades, key=lambda k: np.linalg.norm(np.mean(blades[k], axis=0) - c))
+            if np.linalg.norm(np.mean(blades[truth], axis=0) - c) > 0.6:
+                continue
+            first.setdefault(truth, p["id"])
+            assert p["id"] == first[truth], f"frame {f}: truth {truth} now has id {p['id']}"
+    assert len(set(first.values())) == 2
+    last = {p["id"]: p["team"] for p in obs[-1][0].players}
+    assert last[first[1]] == "home" and last[first[2]] == "away"
+
+
+def test_no_calibration_coasts_then_unknown(kit):
+    def calib_at(f, H):
+        return H if f < 8 else None
+
+    obs = _run(kit, 30, lambda t: {1: ((2.0, 1.0), 0.0, HOME)}, lambda f, t: (1.0 + 3.0 * t, -1.0, 0.0127), calib_at)
+    assert obs[7][0].puck["measured"] and obs[9][0].puck["measured"] is False
+    assert obs[-1][0].puck is None and obs[-1][0].players == []
+
+
+def test_idf1_and_hota_on_hand_cases():
+    d = np.array([[0.0, 5.0], [5.0, 0.0]])
+    perfect = [([1, 2], [7, 8], d)] * 10
+    assert idf1(perfect)["idf1"] == pytest.approx(1.0)
+    assert hota(perfect)["hota"] == pytest.approx(1.0)
+    # The predicted ids swap half-way: each truth keeps its best id for half of its frames.
+    swapped = [([1, 2], [7, 8], d)] * 5 + [([1, 2], [8, 7], d)] * 5
+    assert idf1(swapped)["idf1"] == pytest.approx(0.5)
+    h = hota(swapped)
+    # Each matched pair: 5 true associations, 5 missed (truth with the other id), 5 false → 5/15.
+    assert h["deta"] == pytest.approx(1.0) and h["assa"] == pytest.approx(1 / 3)
+    # Half of the truth detections missed: IDF1 = 2·5 / (10 + 5).
+    half = [([1], [7], np.zeros((1, 1)))] * 5 + [([1], [], np.zeros((1, 0)))] * 5
+    assert idf1(half)["idf1"] == pytest.approx(10 / 15)
+
+
+def test_evaluate_tracks_counts():
+    truth = {"frames": [
+        {"frame": f, "puck": {"x": float(f), "y": 0.0, "z": 0.0127, "visible": f != 3, "in_frame": True},
+         "players": [{"id": 1, "team": "home", "role": "skater", "blades": [[0, 0.1], [0, -0.1]], "visible": True}]}
+        for f in range(5)]}
+    recs = [{"frame": f, "t": f / 30, "puck": {"x": f + 0.02, "y": 0.0, "measured": f != 3} if f != 4 else
+             {"x": 9.0, "y": 9.0, "measured": True},
+             "players": [{"id": 5, "team": "home" if f else "away", "role": "skater",
+                          "blades": [[0.05, 0.1], [0.05, -0.1]]}]} for f in range(5)]
+    m = evaluate_tracks(truth, recs)
+    assert m["puck_recall"] == pytest.approx(3 / 4)  # frame 4 predicted 12 m off
+    assert m["puck_precision"] == pytest.approx(4 / 5)
+    assert m["puck_err_median_cm"] == pytest.approx(2.0)
+    assert m["blade_err_median_cm"] == pytest.approx(5.0)
+    assert m["team_accuracy"] == pytest.approx(4 / 5) and m["idf1"] == pytest.approx(1.0)
