@@ -13,6 +13,7 @@ All masks are ``uint8`` (0 / 255), shape (H, W) of the analysed image.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -121,7 +122,8 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
     Returns:
         (ice_lab (3,), chroma_spread) or ``None`` when nothing looks like ice.
     """
-    sub = lab[::4, ::4].reshape(-1, 3).astype(np.float32)
+    step = max(2, int(np.sqrt(lab.shape[0] * lab.shape[1] / 20000)))
+    sub = lab[::step, ::step].reshape(-1, 3).astype(np.float32)
     L, a, b = sub[:, 0], sub[:, 1] - 128.0, sub[:, 2] - 128.0
     chroma = np.hypot(a, b)
     # Ice is bright and the least saturated large surface; "bright" relative to
@@ -143,6 +145,11 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
     da, db = a[near] - (ice[1] - 128), b[near] - (ice[2] - 128)
     spread = float(1.4826 * np.median(np.hypot(da, db))) + 0.5
     return ice, spread
+
+
+@lru_cache(maxsize=64)
+def _chroma_lut_cached(a0: int, b0: int, tol_ice: float, thr_paint: float) -> np.ndarray:
+    return _chroma_lut(np.array([0.0, a0, b0]), tol_ice, thr_paint)
 
 
 def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.ndarray:
@@ -182,7 +189,8 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> M
     tol_ice = max(6.0, 3.0 * spread)
     thr = max(paint_min_chroma, 4.0 * spread)
     # Classify chroma through a per-frame lookup table (fast, no per-pixel trig).
-    lut = _chroma_lut(ice_lab, tol_ice, thr)
+    # Quantised so consecutive frames of one venue reuse the table.
+    lut = _chroma_lut_cached(int(round(ice_lab[1])), int(round(ice_lab[2])), round(tol_ice * 2) / 2, round(thr * 2) / 2)
     cls = lut[lab[..., 1], lab[..., 2]]
     L = lab[..., 0]
     lo_ice = max(0.0, ice_lab[0] - max(25.0, 0.25 * ice_lab[0]))
@@ -209,9 +217,37 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> M
     near_ice = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
     near_ice = cv2.resize(near_ice, (w, h), interpolation=cv2.INTER_NEAREST) > 0
     keep = near_ice & painted_L
-    red = ((cls == 2) & keep).astype(np.uint8) * 255
-    blue = ((cls == 3) & keep).astype(np.uint8) * 255
+    ice_bgr = np.median(frame_bgr[::7, ::7][ice_like[::7, ::7] > 0], axis=0) if ice_like.any() else None
+    red = _half_coverage((cls == 2) & keep, frame_bgr, ice_bgr)
+    blue = _half_coverage((cls == 3) & keep, frame_bgr, ice_bgr)
     return MarkingMasks(ice, ice_like, red, blue, ice_lab, ice_fraction, spread)
+
+
+def _half_coverage(candidate: np.ndarray, frame_bgr: np.ndarray, ice_bgr: np.ndarray | None) -> np.ndarray:
+    """Keep candidate paint pixels at least half covered by paint.
+
+    A blurred/antialiased edge pixel mixes paint and ice linearly; thresholding
+    the colour difference low (to find faint paint) would grow every marking by
+    a fraction of a pixel and bias the homography's scale. The paint colour is
+    the median of the strongest candidates; coverage is the projection of
+    (pixel − ice) on (paint − ice).
+    """
+    ys, xs = np.nonzero(candidate)
+    out = np.zeros(candidate.shape, np.uint8)
+    if len(ys) == 0 or ice_bgr is None:
+        return out
+    px = frame_bgr[ys, xs].astype(np.float32) - ice_bgr.astype(np.float32)
+    mag = np.einsum("ij,ij->i", px, px)
+    strong = mag >= np.percentile(mag, 60)
+    paint = np.median(px[strong], axis=0)
+    denom = float(paint @ paint)
+    if denom < 1.0:
+        out[ys, xs] = 255
+        return out
+    alpha = (px @ paint) / denom
+    ok = alpha >= 0.5
+    out[ys[ok], xs[ok]] = 255
+    return out
 
 
 def _pca_line(pts: np.ndarray) -> np.ndarray:

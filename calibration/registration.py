@@ -172,20 +172,28 @@ class _FrameTargets:
             target = cv2.subtract(m, cv2.erode(m, kernel))  # inner boundary pixels
             self.targets[c] = target
             self.n_target[c] = int(np.count_nonzero(target))
-            dt = cv2.distanceTransform((target == 0).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-            dt = np.minimum(dt, 50.0).astype(np.float32)
-            gx = cv2.Sobel(dt, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-            gy = cv2.Sobel(dt, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-            self.fields[c] = cv2.merge([dt, gx, gy])
+            # Signed distance to the paint edge, zero on the pixel boundary between
+            # paint and ice (distances are between pixel centres, hence −0.5): an
+            # unsigned transform of boundary pixels would pull every marking half
+            # a pixel inwards, a scale bias of the whole homography.
+            outside = (m == 0).astype(np.uint8)
+            dt_out = cv2.distanceTransform(outside, cv2.DIST_L2, cv2.DIST_MASK_5)
+            dt_in = cv2.distanceTransform(1 - outside, cv2.DIST_L2, cv2.DIST_MASK_5)
+            sdf = np.where(outside > 0, dt_out - 0.5, 0.5 - dt_in)
+            sdf = np.clip(sdf, -50.0, 50.0).astype(np.float32)
+            gx = cv2.Sobel(sdf, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+            gy = cv2.Sobel(sdf, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+            self.fields[c] = cv2.merge([sdf, gx, gy])
         self.ice = masks.ice
 
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
-        """(N, 3) distance, d/dx, d/dy at sub-pixel points (N, 2)."""
+        """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
         mx = xy[:, 0].astype(np.float32).reshape(1, -1)
         my = xy[:, 1].astype(np.float32).reshape(1, -1)
         out = cv2.remap(self.fields[colour], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                        borderValue=(50.0, 0.0, 0.0))
-        return out.reshape(-1, 3)
+                        borderValue=(50.0, 0.0, 0.0)).reshape(-1, 3)
+        sign = np.where(out[:, 0] < 0, -1.0, 1.0).astype(np.float32)
+        return out * sign[:, None]
 
 
 @dataclass
@@ -218,7 +226,7 @@ class Calibrator:
     """
 
     def __init__(self, rink, camera_profile: CameraProfile | None = None, fps: float = 30.0,
-                 proc_width: int = 960, min_quality: float = 0.35):
+                 proc_width: int = 640, min_quality: float = 0.35):
         self.rink = rink
         self.model = MarkingModel(rink)
         self.profile = camera_profile if camera_profile else None
@@ -337,17 +345,28 @@ class Calibrator:
 
     # ------------------------------------------------------------------ pieces
     def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray) -> np.ndarray | None:
-        pts = cv2.goodFeaturesToTrack(prev_gray, maxCorners=300, qualityLevel=0.01, minDistance=8, blockSize=7)
+        """Predict G in the new frame from sparse flow at half the processing size.
+
+        Returns ``G`` unchanged when there is nothing to track (blank ice: the
+        refinement then starts from the previous pose), ``None`` when the flow
+        is inconsistent (a cut, or mostly independent motion).
+        """
+        a = cv2.pyrDown(prev_gray)
+        b = cv2.pyrDown(gray)
+        pts = cv2.goodFeaturesToTrack(a, maxCorners=150, qualityLevel=0.01, minDistance=6, blockSize=5)
         if pts is None or len(pts) < 12:
             return G
-        nxt, st, _ = cv2.calcOpticalFlowPyrLK(prev_gray, gray, pts, None, winSize=(21, 21), maxLevel=3)
+        nxt, st, _ = cv2.calcOpticalFlowPyrLK(a, b, pts, None, winSize=(15, 15), maxLevel=3)
         ok = st.ravel() == 1
         if ok.sum() < 12:
             return None
-        M, inl = cv2.findHomography(pts[ok], nxt[ok], cv2.RANSAC, 2.0)
+        M, inl = cv2.findHomography(pts[ok], nxt[ok], cv2.RANSAC, 1.5)
         if M is None or inl.sum() < max(10, 0.3 * ok.sum()):
             return None
-        return M @ G
+        # Flow was measured at half size: conjugate back to processing pixels
+        # (pyrDown: x_half = (x + 0.5) / 2 - 0.5).
+        D = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]])
+        return np.linalg.inv(D) @ M @ D @ G
 
     def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> list[np.ndarray]:
         masks = targets.masks

@@ -98,6 +98,7 @@ def draw_frame(
     seed: int = 0,
     n_players: int = 0,
     cm_per_px: float = 2.0,
+    venue_seed: int = 0,
 ) -> np.ndarray:
     """Draw the ice, boards band and markings seen through ``image_from_rink``.
 
@@ -108,16 +109,18 @@ def draw_frame(
         width: image width, px.
         height: image height, px.
         look: palette/lighting (default :class:`Look`).
-        seed: noise, crowd and player placement.
+        seed: sensor noise and player placement (changes per frame).
         n_players: number of occluding "players" (blobs in red/blue/dark
             jersey colours standing on the ice).
         cm_per_px: resolution of the top-down texture, cm.
+        venue_seed: ice texture and crowd (fixed for a venue).
 
     Returns:
         (height, width, 3) uint8 BGR frame.
     """
     look = look or Look()
     rng = np.random.default_rng(seed)
+    venue_rng = np.random.default_rng([venue_seed, 7])
     spec = rink.spec
     margin = 3.0
     k = 100.0 / cm_per_px
@@ -141,7 +144,7 @@ def draw_frame(
             bgr = tuple(int(c) for c in rgb[::-1])
         _fill(top, m.geometry, top_from_rink, bgr)
     # Faint ice texture so optical flow has something besides markings.
-    tex = rng.normal(0, 3.0, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
+    tex = venue_rng.normal(0, 3.0, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
     tex = cv2.resize(tex, (tw, th), interpolation=cv2.INTER_CUBIC)[:, :, None]
     top = np.clip(top.astype(np.float32) + tex, 0, 255).astype(np.uint8)
 
@@ -154,11 +157,16 @@ def draw_frame(
     u, v = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
     w = rink_from_image[2, 0] * u + rink_from_image[2, 1] * v + rink_from_image[2, 2]
     sky = w <= 1e-6
-    xr = (rink_from_image[0, 0] * u + rink_from_image[0, 1] * v + rink_from_image[0, 2]) / np.where(sky, 1, w)
-    yr = (rink_from_image[1, 0] * u + rink_from_image[1, 1] * v + rink_from_image[1, 2]) / np.where(sky, 1, w)
+    wd = np.where(np.abs(w) > 1e-9, w, 1e-9)
+    xr = (rink_from_image[0, 0] * u + rink_from_image[0, 1] * v + rink_from_image[0, 2]) / wd
+    yr = (rink_from_image[1, 0] * u + rink_from_image[1, 1] * v + rink_from_image[1, 2]) / wd
     outside = sky | (np.abs(xr) > spec.length_m / 2 + margin) | (np.abs(yr) > spec.width_m / 2 + margin)
-    crowd = rng.integers(20, 120, (height // 6 + 1, width // 6 + 1, 3)).astype(np.uint8)
-    crowd = cv2.resize(crowd, (width, height), interpolation=cv2.INTER_NEAREST)
+    # Crowd: a texture fixed to the ray (through its plane intersection, also
+    # for rays above the horizon), so it moves with the camera like a real one.
+    qx = np.floor(np.clip(xr, -1e4, 1e4) / 0.7).astype(np.int64)
+    qy = np.floor(np.clip(yr, -1e4, 1e4) / 0.7).astype(np.int64)
+    palette = venue_rng.integers(20, 140, (4096, 3)).astype(np.uint8)
+    crowd = palette[(qx * 73856093 ^ qy * 19349663) % 4096]
     frame[outside] = crowd[outside]
 
     # Players: dark/jersey-coloured upright blobs on random ice points in view.
