@@ -136,7 +136,7 @@ class Camera:
 
         Points behind the camera give meaningless pixels; check ``depth`` first.
         """
-        xyz = np.asarray(xyz_rink_m, dtype=np.float64).reshape(-1, 3)
+        xyz = np.ascontiguousarray(xyz_rink_m, dtype=np.float64).reshape(-1, 3)
         if len(xyz) == 0:
             return np.zeros((0, 2))
         rvec, _ = cv2.Rodrigues(self.R)
@@ -145,7 +145,7 @@ class Camera:
 
     def project_camera(self, xyz_cam_m: np.ndarray) -> np.ndarray:
         """(N, 3) camera-frame points (z > 0), m → (N, 2) distorted image points, px."""
-        xyz = np.asarray(xyz_cam_m, dtype=np.float64).reshape(-1, 3)
+        xyz = np.ascontiguousarray(xyz_cam_m, dtype=np.float64).reshape(-1, 3)
         if len(xyz) == 0:
             return np.zeros((0, 2))
         xy, _ = cv2.projectPoints(xyz, np.zeros(3), np.zeros(3), self.K, self.dist)
@@ -166,7 +166,8 @@ class Camera:
         xy = np.asarray(xy_image_px, dtype=np.float64).reshape(-1, 1, 2)
         if not self.has_distortion:
             return xy.reshape(-1, 2).copy()
-        return cv2.undistortPoints(xy, self.K, self.dist, P=self.K).reshape(-1, 2)
+        crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-12)
+        return cv2.undistortPoints(xy, self.K, self.dist, R=np.eye(3), P=self.K, criteria=crit).reshape(-1, 2)
 
     def in_image(self, xy_image_px: np.ndarray, margin_px: float = 0.0) -> np.ndarray:
         """(N,) bool: pixel inside the image (pixel centres 0..W-1, 0..H-1) shrunk by margin."""
@@ -290,7 +291,7 @@ class Rig:
         p = self.params
         fx, fy = (0.0, 0.0) if focus_xy_rink_m is None else (float(focus_xy_rink_m[0]), float(focus_xy_rink_m[1]))
         fx = float(np.clip(fx, -p["x_limit_m"], p["x_limit_m"]))
-        aim_y_goal = p["y_follow"] * fy
+        aim_y_goal = p["y_follow"] * fy + p["y_aim_offset_m"]
         s = self._state
         if s is None or t <= s["t"]:
             s = {"t": float(t), "x": fx, "vx": 0.0, "y": aim_y_goal, "vy": 0.0, "w": 0.0, "vw": 0.0}
@@ -354,7 +355,8 @@ def make_rig(
             omega_pan=float(rng.uniform(1.6, 3.0)),
             omega_zoom=float(rng.uniform(0.8, 1.5)),
             y_follow=float(rng.uniform(0.3, 0.6)),
-            view_width_m=float(rng.uniform(13.0, 21.0)),
+            y_aim_offset_m=float(rng.uniform(1.0, 4.0)),
+            view_width_m=float(rng.uniform(16.0, 26.0)),
             zoom_out_s=float(rng.uniform(0.5, 1.2)),
             fov_min_deg=20.0,
             fov_max_deg=55.0,
