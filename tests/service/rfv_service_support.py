@@ -92,9 +92,12 @@ class FakeAnalyze:
         self.error: Exception | None = None
         self.events = EVENTS
         self.calls: list[int] = []
+        self.profiles: list[dict | None] = []  # the camera profile handed to each call
 
     def __call__(self, ctx) -> None:
         self.calls.append(ctx.job_id)
+        path = ctx.camera_profile_path
+        self.profiles.append(json.loads(path.read_text()) if path is not None else None)
         n = ctx.frames_total or N_FRAMES
         for i in range(n):
             ctx.report(i, n)
