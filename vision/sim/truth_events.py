@@ -119,7 +119,7 @@ class TruthContext:
 
     def event(self, typ, t, team, verdict, margin, rule, evidence) -> dict[str, Any]:
         return {"type": typ, "t": float(t), "frame": int(round(t * self.fps)), "team": team,
-                "verdict": verdict, "confidence": 1.0, "margin_m": float(margin), "rule": rule,
+                "verdict": verdict, "confidence": 1.0, "margin_m": float(margin) + 0.0, "rule": rule,
                 "evidence": evidence}
 
     @staticmethod
@@ -393,5 +393,5 @@ def compute_events(ctx: TruthContext) -> list[dict]:
     else:
         # Westridge 1 b: no offsides (icing only in the final minute, not simulated)
         ev += goals(ctx) + key_violations(ctx)
-    ev.sort(key=lambda e: (e["t"], e["type"]))
+    ev.sort(key=lambda e: (round(e["t"], 6), e["type"]))
     return ev
