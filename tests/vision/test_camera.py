@@ -122,10 +122,11 @@ def test_broadcast_follows_focus_smoothly_within_fov_range(seed, spec):
     # The follower lags: right after a jump the focus is off-centre, later centred.
     rig.reset()
     rig.camera_at(0.0, (0.0, 0.0))
-    early = rig.camera_at(0.1, (10.0, 0.0)).project([[10.0, 0.0, 0.0]])[0]
+    aim = [[10.0, rig.params["y_aim_offset_m"], 0.0]]  # the operator frames a little beyond the puck
+    early = rig.camera_at(0.1, (10.0, 0.0)).project(aim)[0]
     for i in range(2, 200):
         late_cam = rig.camera_at(i * 0.05, (10.0, 0.0))
-    late = late_cam.project([[10.0, 0.0, 0.0]])[0]
+    late = late_cam.project(aim)[0]
     assert abs(early[0] - 319.5) > 50.0
     assert abs(late[0] - 319.5) < 15.0
 
