@@ -89,6 +89,45 @@ def _fill(img: np.ndarray, geom, to_px: np.ndarray, bgr) -> None:
         cv2.fillPoly(img, contours, tuple(int(c) for c in bgr), cv2.LINE_AA, 4)
 
 
+_TOPDOWN_CACHE: dict = {}
+
+
+def _topdown(rink, look: Look, cm_per_px: float, venue_seed: int, margin: float):
+    """Top-down texture (BGR) of the ice, boards band and markings, and top_from_rink (3, 3)."""
+    key = (id(rink), repr(look), cm_per_px, venue_seed, margin)
+    if key in _TOPDOWN_CACHE:
+        return _TOPDOWN_CACHE[key]
+    spec = rink.spec
+    venue_rng = np.random.default_rng([venue_seed, 7])
+    k = 100.0 / cm_per_px
+    x0, y0 = -spec.length_m / 2 - margin, spec.width_m / 2 + margin
+    top_from_rink = np.array([[k, 0, -x0 * k], [0, -k, y0 * k], [0, 0, 1.0]])
+    tw = int(np.ceil((spec.length_m + 2 * margin) * k))
+    th = int(np.ceil((spec.width_m + 2 * margin) * k))
+    top = np.empty((th, tw, 3), np.uint8)
+    top[:] = (235, 235, 232)  # white boards (202) beyond the kick plate
+    _fill(top, rink.ice.buffer(0.25), top_from_rink, look.board_bgr)
+    _fill(top, rink.ice, top_from_rink, look.ice_bgr)
+    for m in rink.markings:
+        if m.color == "red":
+            bgr = look.red_bgr
+        elif m.color == "blue":
+            bgr = look.blue_bgr
+        elif m.color == "light_blue":
+            bgr = look.light_blue_bgr
+        else:
+            bgr = tuple(int(c) for c in np.array(m.rgb)[::-1])
+        _fill(top, m.geometry, top_from_rink, bgr)
+    # Faint ice texture so optical flow has something besides markings.
+    tex = venue_rng.normal(0, 3.0, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
+    tex = cv2.resize(tex, (tw, th), interpolation=cv2.INTER_CUBIC)[:, :, None]
+    top = np.clip(top.astype(np.float32) + tex, 0, 255).astype(np.uint8)
+    if len(_TOPDOWN_CACHE) > 8:
+        _TOPDOWN_CACHE.clear()
+    _TOPDOWN_CACHE[key] = (top, top_from_rink)
+    return top, top_from_rink
+
+
 def draw_frame(
     rink,
     image_from_rink: np.ndarray,
@@ -123,30 +162,7 @@ def draw_frame(
     venue_rng = np.random.default_rng([venue_seed, 7])
     spec = rink.spec
     margin = 3.0
-    k = 100.0 / cm_per_px
-    x0, y0 = -spec.length_m / 2 - margin, spec.width_m / 2 + margin
-    top_from_rink = np.array([[k, 0, -x0 * k], [0, -k, y0 * k], [0, 0, 1.0]])
-    tw = int(np.ceil((spec.length_m + 2 * margin) * k))
-    th = int(np.ceil((spec.width_m + 2 * margin) * k))
-    top = np.empty((th, tw, 3), np.uint8)
-    top[:] = (235, 235, 232)  # white boards (202) beyond the kick plate
-    _fill(top, rink.ice.buffer(0.25), top_from_rink, look.board_bgr)
-    _fill(top, rink.ice, top_from_rink, look.ice_bgr)
-    for m in rink.markings:
-        rgb = np.array(m.rgb)
-        if m.color == "red":
-            bgr = look.red_bgr
-        elif m.color == "blue":
-            bgr = look.blue_bgr
-        elif m.color == "light_blue":
-            bgr = look.light_blue_bgr
-        else:
-            bgr = tuple(int(c) for c in rgb[::-1])
-        _fill(top, m.geometry, top_from_rink, bgr)
-    # Faint ice texture so optical flow has something besides markings.
-    tex = venue_rng.normal(0, 3.0, (th // 8 + 1, tw // 8 + 1)).astype(np.float32)
-    tex = cv2.resize(tex, (tw, th), interpolation=cv2.INTER_CUBIC)[:, :, None]
-    top = np.clip(top.astype(np.float32) + tex, 0, 255).astype(np.uint8)
+    top, top_from_rink = _topdown(rink, look, cm_per_px, venue_seed, margin)
 
     H = np.asarray(image_from_rink, float)
     image_from_top = H @ np.linalg.inv(top_from_rink)

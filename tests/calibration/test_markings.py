@@ -1,0 +1,67 @@
+"""Marking segmentation and line fitting on hand-drawn frames with varied looks."""
+
+import numpy as np
+import pytest
+
+from calibration.markings import fit_lines, segment_markings
+from calibration.rink import RinkModel, RinkSpec
+from calibration.synthetic import Look, draw_frame, look_at_homography, random_look
+
+RINK = RinkModel(RinkSpec.for_layout("ipc"))
+W, H = 640, 360
+
+
+def _overhead(look, seed=0):
+    image_from_rink = look_at_homography([0.3, -2.0, 40.0], [0, 0, 0], 78, W, H)
+    return draw_frame(RINK, image_from_rink, W, H, look=look, seed=seed, n_players=6, cm_per_px=4.0), image_from_rink
+
+
+def _x_of_line_at_row(ln, y):
+    a, b, c = ln.abc
+    return -(b * y + c) / a
+
+
+@pytest.mark.parametrize("look_seed", [0, 1, 2, 3])
+def test_five_lines_across_found_in_colour_order(look_seed):
+    look = Look() if look_seed == 0 else random_look(np.random.default_rng(look_seed))
+    frame, image_from_rink = _overhead(look, look_seed)
+    masks = segment_markings(frame)
+    assert masks.has_ice and masks.ice_fraction > 0.5
+    lines = fit_lines(masks.red, "red", 0.25 * H) + fit_lines(masks.blue, "blue", 0.25 * H)
+    y = H / 2
+    lines.sort(key=lambda ln: _x_of_line_at_row(ln, y))
+    assert [ln.colour for ln in lines] == ["red", "blue", "red", "blue", "red"]
+    # Each fitted line lies on the projection of its rink line (within 3 px: these
+    # lines seed hypotheses; occluding players touching a line may tilt it a little).
+    spec = RINK.spec
+    for ln, x_m in zip(lines, [-spec.goal_line_x_m, -spec.blue_line_x_m, 0.0, spec.blue_line_x_m, spec.goal_line_x_m]):
+        ends = np.array([[x_m, -8.0, 1.0], [x_m, 8.0, 1.0]]) @ image_from_rink.T
+        ends = ends[:, :2] / ends[:, 2:]
+        dist = np.abs(ends @ ln.abc[:2] + ln.abc[2])
+        assert dist.max() < 3.0, (x_m, dist)
+
+
+def test_paint_masks_follow_the_ice_not_a_palette():
+    # Dim, yellowish venue with orange-ish red and teal-ish blue paint.
+    look = Look(ice_bgr=(170, 200, 210), red_bgr=(40, 60, 200), blue_bgr=(140, 90, 30), gain=0.7, noise_sigma=3.0)
+    frame, image_from_rink = _overhead(look)
+    masks = segment_markings(frame)
+    # Centre of the blue line +x and of the centre line are classified right.
+    for x_m, colour in [(RINK.spec.blue_line_x_m, "blue"), (0.0, "red")]:
+        p = image_from_rink @ np.array([x_m, 3.0, 1.0])
+        u, v = np.round(p[:2] / p[2]).astype(int)
+        assert getattr(masks, colour)[v, u] == 255
+        other = "red" if colour == "blue" else "blue"
+        assert getattr(masks, other)[v, u] == 0
+    # Open ice is neither.
+    p = image_from_rink @ np.array([4.0, -10.0, 1.0])
+    u, v = np.round(p[:2] / p[2]).astype(int)
+    assert masks.red[v, u] == 0 and masks.blue[v, u] == 0 and masks.ice[v, u] == 255
+
+
+def test_no_ice_frame():
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 90, (H, W, 3), dtype=np.uint8)
+    masks = segment_markings(frame)
+    assert not masks.has_ice
+    assert not masks.red.any() and not masks.blue.any()

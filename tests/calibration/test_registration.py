@@ -1,0 +1,109 @@
+"""Calibrator on hand-drawn frames: cold registration, tracking, cuts, no ice, profiles."""
+
+import numpy as np
+import pytest
+
+from calibration.fixed import CameraProfile, apply_homography
+from calibration.registration import CalibrationResult, Calibrator
+from calibration.rink import RinkModel, RinkSpec
+from calibration.synthetic import draw_frame, look_at_homography, random_look
+
+RINK = RinkModel(RinkSpec.for_layout("ipc"))
+W, H = 1280, 720
+
+
+def rink_error_cm(res: CalibrationResult, image_from_rink: np.ndarray) -> np.ndarray:
+    """Rink-space error (cm) over a 1 m grid of ice visible in the image."""
+    xs, ys = np.meshgrid(np.arange(-29.0, 30.0), np.arange(-14.0, 15.0))
+    grid = np.c_[xs.ravel(), ys.ravel()]
+    hom = np.c_[grid, np.ones(len(grid))] @ image_from_rink.T
+    front = hom[:, 2] > 0
+    px = hom[front, :2] / hom[front, 2:]
+    grid = grid[front]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < W) & (px[:, 1] >= 0) & (px[:, 1] < H)
+    back = apply_homography(res.rink_from_image, px[inside])
+    return np.linalg.norm(back - grid[inside], axis=1) * 100.0
+
+
+CAMERAS = {
+    # side camera at centre ice, centre line and a blue line in view
+    "broadcast": ([0.0, -20.0, 9.0], [4.0, 0.0, 0.0], 45.0),
+    # high overhead camera, whole rink
+    "overhead": ([0.5, -3.0, 40.0], [0.0, 0.0, 0.0], 75.0),
+    # wide blue-line camera
+    "blueline": ([8.67, -22.0, 8.0], [8.67, -1.0, 0.0], 70.0),
+}
+
+
+@pytest.mark.parametrize("name", list(CAMERAS))
+def test_cold_registration_recovers_homography(name):
+    pos, tgt, fov = CAMERAS[name]
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    look = random_look(np.random.default_rng(len(name)))
+    frame = draw_frame(RINK, image_from_rink, W, H, look=look, seed=3, n_players=8)
+    res = Calibrator(RINK).update(frame, 0)
+    assert res.rink_from_image is not None, res.method
+    assert res.method == "cold" and res.quality > 0.8
+    err = rink_error_cm(res, image_from_rink)
+    assert np.median(err) < 5.0 and np.percentile(err, 95) < 12.0, (np.median(err), np.percentile(err, 95))
+    assert "centre_line" in res.landmarks or "blue_line_+x" in res.landmarks
+
+
+def test_side_camera_is_never_flipped():
+    # +x to the right of a camera on the −y side: the blue line right of the
+    # centre line is blue_line_+x, its rink x must come back positive.
+    pos, tgt, fov = CAMERAS["broadcast"]
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    frame = draw_frame(RINK, image_from_rink, W, H, seed=4, n_players=4)
+    res = Calibrator(RINK).update(frame, 0)
+    blue_px = apply_homography(image_from_rink, np.array([[RINK.spec.blue_line_x_m, 0.0]]))
+    assert apply_homography(res.rink_from_image, blue_px)[0, 0] > 8.0
+
+
+def test_tracking_then_cut_then_no_ice():
+    look = random_look(np.random.default_rng(11))
+    cal = Calibrator(RINK)
+    methods, errors = [], []
+    for i in range(5):  # a slow pan and zoom
+        truth = look_at_homography([0.0, -21.0, 9.0], [2.0 + 0.5 * i, 1.0, 0.0], 42.0 - 0.4 * i, W, H)
+        res = cal.update(draw_frame(RINK, truth, W, H, look=look, seed=i, n_players=6), i)
+        methods.append(res.method)
+        errors.append(np.median(rink_error_cm(res, truth)))
+    assert methods[0] == "cold" and all(m == "track" for m in methods[1:]), methods
+    assert max(errors) < 5.0, errors
+    # Camera cut to a different view: re-initialised, still right.
+    truth = look_at_homography([0.5, -3.0, 40.0], [0, 0, 0], 75.0, W, H)
+    res = cal.update(draw_frame(RINK, truth, W, H, look=look, seed=9, n_players=6), 5)
+    assert res.method == "cold" and np.median(rink_error_cm(res, truth)) < 5.0
+    # A frame with no ice at all: unknown, quality 0.
+    crowd = np.random.default_rng(0).integers(0, 90, (H, W, 3), dtype=np.uint8)
+    res = cal.update(crowd, 6)
+    assert res.rink_from_image is None and res.quality == 0.0 and res.method.startswith("none")
+    rec = res.to_record(6)
+    assert rec == {"frame": 6, "H_rink_from_image": None, "quality": 0.0, "method": res.method}
+
+
+def test_profile_mode_verifies_and_absorbs_small_drift():
+    # Goal camera (end +x) calibrated once from clicked points with 1 px noise.
+    spec = RINK.spec
+    gx = spec.goal_line_x_m
+    truth = look_at_homography([gx + 4.0, 0.5, 5.5], [gx - 2.0, 0.0, 0.0], 60.0, W, H)
+    lm = RINK.landmarks
+    names = ["crease_+x_apex", "crease_+x_base_+y", "crease_+x_base_-y", "crease_+x_corner_+y", "crease_+x_corner_-y",
+             "faceoff_spot_+x_+y", "faceoff_spot_+x_-y"]
+    xy_rink = np.array([lm[n][:2] for n in names if n in lm])
+    xy_img = apply_homography(truth, xy_rink) + np.random.default_rng(0).normal(0, 1.0, (len(xy_rink), 2))
+    profile = CameraProfile.from_point_pairs(xy_img, xy_rink, "goalcam_+x", W, H, goal_end=+1)
+    assert profile
+    cal = Calibrator(RINK, camera_profile=profile)
+    frame = draw_frame(RINK, truth, W, H, seed=1, n_players=3)
+    res = None
+    for i in range(3):
+        res = cal.update(frame, i)
+    assert res.method == "profile" and res.quality > 0.5
+    err = rink_error_cm(res, truth)
+    # Within 3 m of the goal line (what a goal judge needs).
+    assert np.median(err) < 3.0
+    # No ice: unknown even with a profile.
+    res = cal.update(np.zeros((H, W, 3), np.uint8), 3)
+    assert res.rink_from_image is None and res.quality == 0.0
