@@ -13,13 +13,13 @@ import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Depends, FastAPI, HTTPException
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 
-from rulesfromvideo.service.auth import TokenTable
+from rulesfromvideo.service.auth import Principal, TokenTable, reader
 from rulesfromvideo.service.db import Database
 from rulesfromvideo.service.deps import get_analyze_fn
 from rulesfromvideo.service.jobs import JobRunner
@@ -182,6 +182,10 @@ def create_app(settings: Settings | None = None, *, live_feed=None, database: Da
         with database.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
         return {"status": "ok", "database": database.engine.dialect.name, "tokens": len(app.state.tokens) > 0}
+
+    @app.get("/api/me", tags=["meta"], summary="Who the token belongs to (name and role)")
+    def me(who: Principal = Depends(reader)) -> dict:
+        return {"name": who.name, "role": who.role}
 
     @app.get("/", include_in_schema=False)
     def root():
