@@ -1,0 +1,358 @@
+"""Shared pieces of the rule detectors: crossings, uncertainty, verdicts, control.
+
+Inconclusive policy (docs/rules.md): a call is decisive only when
+``|margin_m| >= K_SIGMA * sigma_m``; otherwise, or when the footage lacks the data
+(puck not measured around the crossing, blades missing), it is ``inconclusive``.
+``confidence = Phi(|margin| / sigma)`` (0 when nothing could be measured).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon
+
+from rulesfromvideo.observations import Observations
+
+#: The four event types of the events.json contract (design); others are extra rule outputs.
+CONTRACT_TYPES = ("zone_entry", "icing", "goal", "crease")
+#: Decisive calls need |margin| >= K_SIGMA * sigma (false decisive rate < 0.14 % per call).
+K_SIGMA = 3.0
+PUCK_RADIUS_M = 0.0381  # 501: diameter 7.62 cm
+PUCK_HALF_THICKNESS_M = 0.0127  # 501: thickness 2.54 cm
+#: Holder proxy: puck within this distance of the last toucher's blade midpoint, m ...
+HOLD_REACH_M = 1.8
+#: ... and moving with him (relative speed below this, m/s).
+HOLD_REL_SPEED_MPS = 2.5
+
+
+def phi(x: float) -> float:
+    """Standard normal CDF."""
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def confidence(margin: float | None, sigma: float) -> float:
+    """``Phi(|margin| / sigma)`` in [0.5, 1]; 0 when the margin is unknown."""
+    if margin is None or not np.isfinite(margin):
+        return 0.0
+    if sigma <= 0:
+        return 1.0
+    return float(round(phi(abs(margin) / sigma), 6))
+
+
+def decide(margin: float | None, sigma: float, positive: str, negative: str,
+           k: float = K_SIGMA) -> str:
+    """``positive`` if margin >= k sigma, ``negative`` if <= -k sigma, else inconclusive."""
+    if margin is None or not np.isfinite(margin):
+        return "inconclusive"
+    if margin >= k * sigma and margin > 0:
+        return positive
+    if margin <= -k * sigma and margin < 0:
+        return negative
+    return "inconclusive"
+
+
+def tri(value: float, sigma: float, k: float = K_SIGMA) -> bool | None:
+    """True if ``value > 0`` decisively, False if ``< 0`` decisively, None if undecided."""
+    if not np.isfinite(value):
+        return None
+    if value >= k * sigma and value > 0:
+        return True
+    if value <= -k * sigma and value < 0:
+        return False
+    return None
+
+
+def make_event(obs: Observations, typ: str, t: float, team: str, verdict: str,
+               margin: float | None, sigma: float, rule: str, evidence: dict[str, Any],
+               conf: float | None = None) -> dict[str, Any]:
+    """An event in the design's ``events.json`` format (``sigma_m`` goes in evidence)."""
+    frame = int(obs.frame[0] + round((t - obs.t_s[0]) * obs.fps))
+    ev = dict(evidence)
+    ev["sigma_m"] = round(float(sigma), 6) if np.isfinite(sigma) else None
+    ev["k_sigma"] = K_SIGMA
+    c = confidence(margin, sigma) if conf is None else conf
+    if margin is None and verdict != "inconclusive" and typ in CONTRACT_TYPES:
+        margin = 0.0  # the contract needs a margin with a decisive verdict
+    return {"type": typ, "t": round(float(t), 6), "frame": max(0, frame), "team": team,
+            "verdict": verdict, "confidence": c,
+            "margin_m": None if margin is None else round(float(margin), 6),
+            "rule": rule, "evidence": _jsonable(ev)}
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        v = float(x)
+        return round(v, 6) if np.isfinite(v) else None
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+@dataclass
+class Crossing:
+    """A sub-frame crossing of a signal through 0 between frames ``i`` and ``i + 1``.
+
+    Attributes:
+        i: index of the frame before the crossing.
+        frac: fraction of the frame interval at which it happens, in [0, 1].
+        t_s: interpolated time, s.
+    """
+
+    i: int
+    frac: float
+    t_s: float
+
+
+def up_crossings(s: np.ndarray, t_s: np.ndarray, rearm_m: float = 0.0) -> list[Crossing]:
+    """Instants where ``s`` (F,) goes from < 0 to >= 0, linearly interpolated.
+
+    After a crossing, another one counts only once ``s < -rearm_m`` again
+    (hysteresis against jitter of a noisy track). NaN frames break the signal.
+    """
+    out: list[Crossing] = []
+    armed = True
+    seen_neg = False
+    for i in range(len(s) - 1):
+        a, b = s[i], s[i + 1]
+        if not np.isfinite(a):
+            continue
+        if a < -rearm_m:
+            armed = True
+        if a < 0:
+            seen_neg = True
+        if not np.isfinite(b):
+            continue
+        if armed and seen_neg and a < 0 <= b:
+            frac = float(-a / (b - a)) if b != a else 1.0
+            out.append(Crossing(i, frac, float(t_s[i] + frac * (t_s[i + 1] - t_s[i]))))
+            armed = rearm_m <= 0
+            seen_neg = False
+    return out
+
+
+def down_crossings(s: np.ndarray, t_s: np.ndarray, rearm_m: float = 0.0) -> list[Crossing]:
+    return up_crossings(-s, t_s, rearm_m)
+
+
+def interp_at(a: np.ndarray, c: Crossing) -> np.ndarray:
+    """Value of the frame array ``a`` (F, ...) at the crossing instant (linear)."""
+    return a[c.i] + c.frac * (a[c.i + 1] - a[c.i])
+
+
+def interp_time(a: np.ndarray, obs: Observations, t: float) -> np.ndarray:
+    """Value of the frame array ``a`` (F, ...) at time ``t`` (linear, clamped)."""
+    x = (t - obs.t_s[0]) * obs.fps
+    i = int(np.clip(np.floor(x), 0, len(a) - 2)) if len(a) > 1 else 0
+    if len(a) == 1:
+        return a[0]
+    f = float(np.clip(x - i, 0.0, 1.0))
+    return a[i] + f * (a[i + 1] - a[i])
+
+
+def measured_near(obs: Observations, i: int, span: int = 2) -> bool:
+    """Whether the puck was measured on a frame within ``span`` of the interval [i, i+1]."""
+    lo, hi = max(0, i - span + 1), min(obs.n_frames, i + span + 1)
+    return bool(np.any(obs.puck_measured[lo:hi]))
+
+
+def bracket_measured(obs: Observations, i: int) -> bool:
+    return bool(obs.puck_measured[i] and obs.puck_measured[min(i + 1, obs.n_frames - 1)])
+
+
+def crossing_time_sigma(obs: Observations, c: Crossing, v_along: float) -> float:
+    """1-sigma of a crossing time, s: position noise over speed, capped at dt/2.
+
+    With both bracketing frames measured the interpolated instant is good to
+    ``sigma / |v|``; the frame interval bounds it at ``dt / 2`` either way (and is
+    the error when a bracketing frame was filled, not measured).
+    """
+    dt = float(obs.t_s[c.i + 1] - obs.t_s[c.i])
+    if not bracket_measured(obs, c.i):
+        return dt / 2.0
+    sig = float(obs.sigma_smoothed_m[c.i])
+    if abs(v_along) < 1e-6:
+        return dt / 2.0
+    return min(dt / 2.0, sig / abs(v_along))
+
+
+def velocity_at(a: np.ndarray, obs: Observations, i: int) -> np.ndarray:
+    """Velocity (…,2) of the frame array ``a`` across frames i, i+1, m/s."""
+    j = min(i + 1, len(a) - 1)
+    if j == i:
+        return np.zeros(a.shape[1:])
+    return (a[j] - a[i]) * obs.fps
+
+
+def team_players(obs: Observations, team: str, skaters_only: bool = False) -> list[int]:
+    return [k for k in range(len(obs.player_ids)) if obs.player_team[k] == team
+            and (not skaters_only or obs.player_role[k] != "goalkeeper")]
+
+
+def last_touch_before(obs: Observations, i: int) -> int | None:
+    """Frame index of the last touch at or before frame ``i``, or None."""
+    tf = obs.touch_frames()
+    k = np.searchsorted(tf, i, side="right") - 1
+    return int(tf[k]) if k >= 0 else None
+
+
+def next_touch_after(obs: Observations, i: int) -> int | None:
+    """Frame index of the first touch strictly after frame ``i``, or None."""
+    tf = obs.touch_frames()
+    k = np.searchsorted(tf, i, side="right")
+    return int(tf[k]) if k < len(tf) else None
+
+
+def controller_at(obs: Observations, i: int) -> int | None:
+    """Player index in control of the puck at frame ``i`` (903 d "propelling and in control").
+
+    Proxy: the last player to touch it, with the puck within ``HOLD_REACH_M`` of his
+    blade midpoint and moving with him (relative speed < ``HOLD_REL_SPEED_MPS``).
+    """
+    lt = last_touch_before(obs, i)
+    if lt is not None:
+        k = int(obs.touch_player[lt])
+        return k if _moves_with(obs, k, i) else None
+    # No touch seen yet (the clip starts with the puck on a stick): the nearest
+    # player the puck moves with.
+    p = obs.puck_xy_rink_m[i]
+    if not np.isfinite(p).all():
+        return None
+    mids = obs.blades_rink_m[:, i].mean(axis=1)
+    d = np.linalg.norm(mids - p, axis=1)
+    for k in np.argsort(np.where(np.isfinite(d), d, np.inf)):
+        if not np.isfinite(d[k]) or d[k] > HOLD_REACH_M:
+            break
+        if _moves_with(obs, int(k), i):
+            return int(k)
+    return None
+
+
+def _moves_with(obs: Observations, k: int, i: int) -> bool:
+    """Puck within ``HOLD_REACH_M`` of player ``k`` on frame ``i`` and moving with him."""
+    p = obs.puck_xy_rink_m
+    mid = obs.blades_rink_m[k].mean(axis=1)  # (F, 2)
+    if not (np.isfinite(p[i]).all() and np.isfinite(mid[i]).all()):
+        return False
+    if np.linalg.norm(p[i] - mid[i]) > HOLD_REACH_M:
+        return False
+    j0, j1 = max(0, i - 2), min(obs.n_frames - 1, i + 2)
+    if j1 == j0:
+        return True
+    vp = (p[j1] - p[j0]) / (obs.t_s[j1] - obs.t_s[j0])
+    vm = (mid[j1] - mid[j0]) / (obs.t_s[j1] - obs.t_s[j0])
+    if not (np.isfinite(vp).all() and np.isfinite(vm).all()):
+        return False
+    # Noise in the two velocities must not hide the relative motion.
+    slack = 3.0 * 2.0 * float(obs.sigma_smoothed_m[i]) / (obs.t_s[j1] - obs.t_s[j0])
+    return bool(np.linalg.norm(vp - vm) < HOLD_REL_SPEED_MPS + slack)
+
+
+def peak(values: np.ndarray, t_s: np.ndarray, km: int) -> tuple[float, float, float]:
+    """Sub-frame maximum of ``values`` (F,) around the sampled maximum at frame ``km``.
+
+    A puck stopped by a stick or a post turns sharply between frames, so the peak is
+    first sought as the intersection of the straight paths before and after (a
+    "V"); failing that, a parabola through the three frames around ``km``.
+
+    Returns:
+        (t_peak_s, value_peak, frac) with ``frac`` in [-1, 1] frames from ``km``.
+    """
+    F = len(values)
+    best = None
+    for a in (km - 1, km):  # kink inside (a, a + 1)
+        b0, b1, c0, c1 = a - 1, a, a + 1, a + 2
+        if b0 < 0 or c1 >= F or not np.isfinite(values[[b0, b1, c0, c1]]).all():
+            continue
+        sb = (values[b1] - values[b0]) / (t_s[b1] - t_s[b0])
+        sa = (values[c1] - values[c0]) / (t_s[c1] - t_s[c0])
+        if not (sb > 0 > sa):
+            continue
+        # values[b1] + sb (t - t_b1) = values[c0] + sa (t - t_c0)
+        t = (values[c0] - values[b1] + sb * t_s[b1] - sa * t_s[c0]) / (sb - sa)
+        if t_s[b1] - 1e-9 <= t <= t_s[c0] + 1e-9:
+            v = float(values[b1] + sb * (t - t_s[b1]))
+            if best is None or v > best[1]:
+                best = (float(t), v, float((t - t_s[km]) / (t_s[1] - t_s[0] if F > 1 else 1.0)))
+    if best is not None:
+        return best
+    if 0 < km < F - 1 and np.isfinite(values[km - 1:km + 2]).all():
+        y0, y1, y2 = values[km - 1], values[km], values[km + 1]
+        den = y0 - 2 * y1 + y2
+        if den < 0:
+            off = float(np.clip(0.5 * (y0 - y2) / den, -1.0, 1.0))
+            dt = t_s[km + 1] - t_s[km]
+            return float(t_s[km] + off * dt), float(y1 - 0.25 * (y0 - y2) * off), off
+    return float(t_s[km]), float(values[km]), 0.0
+
+
+def contact_point(obs: Observations, i: int) -> tuple[np.ndarray, float, float]:
+    """Puck centre at the touch on frame ``i`` (905 a "point of last contact").
+
+    The touch instant lies between frames ``i - 1`` and ``i + 1``; it is found as the
+    intersection in time of the straight paths before (frames i-2, i-1) and after
+    (i+1, i+2), so a fast shot's contact point is not off by ``v * dt``.
+
+    Returns:
+        (xy (2,), t_s, sigma_t_s): the contact point, its time, and the time's 1-sigma.
+    """
+    p = obs.puck_xy_rink_m
+    F = obs.n_frames
+    dt = obs.dt_s
+    if 2 <= i and i + 2 < F and np.isfinite(p[[i - 2, i - 1, i + 1, i + 2]]).all():
+        vb = (p[i - 1] - p[i - 2]) / dt
+        va = (p[i + 2] - p[i + 1]) / dt
+        dv = vb - va
+        if np.dot(dv, dv) > 1e-6:
+            # p[i-1] + vb (t - t_{i-1}) = p[i+1] + va (t - t_{i+1}), least squares in t
+            c = p[i - 1] - p[i + 1] - vb * obs.t_s[i - 1] + va * obs.t_s[i + 1]
+            t = float(-np.dot(c, dv) / np.dot(dv, dv))
+            t = float(np.clip(t, obs.t_s[i - 1], obs.t_s[i + 1]))
+            xy = p[i - 1] + vb * (t - obs.t_s[i - 1])
+            sig_t = min(dt / 2.0, 2.0 * float(obs.sigma_smoothed_m[i]) / math.sqrt(np.dot(dv, dv)))
+            return xy, t, sig_t
+    if np.isfinite(p[i]).all():
+        return p[i].copy(), float(obs.t_s[i]), dt / 2.0
+    return np.array([np.nan, np.nan]), float(obs.t_s[i]), dt / 2.0
+
+
+# ---- polygon depth (217, 907 a4, sponge 1 n) -----------------------------------
+
+
+def point_depth(xy: np.ndarray, area: Polygon) -> np.ndarray:
+    """Signed depth (m) of points ``xy`` (N, 2) inside ``area``: > 0 inside, < 0 outside."""
+    xy = np.atleast_2d(xy)
+    out = np.full(len(xy), np.nan)
+    ok = np.isfinite(xy).all(axis=1)
+    if np.any(ok):
+        pts = shapely.points(xy[ok])
+        d = shapely.distance(pts, area.exterior)
+        inside = shapely.contains(area, pts) | shapely.touches(area, pts)
+        out[ok] = np.where(inside, d, -d)
+    return out
+
+
+def footprint_depth(footprint_xy: np.ndarray, area: Polygon) -> float:
+    """Depth of a polygon inside ``area`` (m): > 0 deepest overlap, < 0 minus the gap."""
+    fp = Polygon(footprint_xy)
+    if not fp.is_valid:
+        fp = fp.buffer(0)
+    if not fp.intersects(area):
+        return -float(fp.distance(area))
+    inter = fp.intersection(area)
+    pts = shapely.get_coordinates(shapely.segmentize(inter.boundary, 0.002))
+    if len(pts) == 0:
+        return 0.0
+    return float(np.max(shapely.distance(shapely.points(pts), area.exterior)))

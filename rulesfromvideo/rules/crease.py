@@ -1,0 +1,145 @@
+"""Crease occupation at a goal (IPC 907 a4 with 217) and the sponge key limit (Westridge 1 n, o).
+
+907 a4: no goal if an attacking player has any part of his sled in the goal crease
+when the puck enters the goal. 217 c: the crease includes its line and extends
+vertically 1.27 m -- a sled on the ice is always below that, so the test is the
+footprint on the ice against the crease polygon (``rink.crease(end)``).
+
+``crease`` event at each ``goal`` (verdict goal or inconclusive), same ``t``:
+``margin_m`` = max over attacking skaters of the footprint's depth in the crease
+(> 0 ``occupied``; < 0 minus the gap, ``clear``). Without a footprint the blades
+are used: blades inside decide ``occupied``; blades outside can only decide
+``clear`` when they are farther than the sled extends beyond them
+(``SLED_BEYOND_BLADES_M``), else ``inconclusive``. Sticks are not in the tracks,
+so "holds his stick in the goal crease" cannot be checked (said in evidence).
+
+Westridge 1 n/o (``key_3s``): while his team controls the puck in the attacking
+zone, an attacker's foot in the defending goalkeeper's key (the crease polygon)
+for 3 s, counted from the foot entering (1 o), is a violation at entry + 3 s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rulesfromvideo.rules.common import (
+    K_SIGMA, controller_at, footprint_depth, last_touch_before, make_event, point_depth,
+    team_players,
+)
+from rulesfromvideo.rules.context import RuleContext
+
+#: How far a sled (or a foot) reaches beyond its blade contact points, m (sled frame 1.1 m long).
+SLED_BEYOND_BLADES_M = {"sledge": 0.9, "standing": 0.2}
+
+
+def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
+    """The ``crease`` event for one goal event (907 a4)."""
+    obs = ctx.obs
+    att = goal["team"]
+    end = ctx.attack[att]
+    area = ctx.crease(end)
+    t = goal["t"]
+    x = (t - obs.t_s[0]) * obs.fps
+    i = int(np.clip(np.floor(x), 0, obs.n_frames - 2))
+    frac = float(np.clip(x - i, 0, 1))
+    near = i + (1 if frac > 0.5 else 0)
+    kind = "standing" if getattr(ctx.profile.team_composition, "player_kind", "sledge") == "standing" \
+        else "sledge"
+    best = None
+    per: dict[str, float] = {}
+    missing = []
+    for k in team_players(obs, att, skaters_only=True):
+        b = obs.blades_rink_m[k, i] + frac * (obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i])
+        v = float(np.nanmax(np.linalg.norm(obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i], axis=1))) \
+            * obs.fps if np.isfinite(b).all() else 0.0
+        fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
+        sig = float(np.hypot(obs.sigma_smoothed_m[i], v * obs.dt_s / 2))
+        if fp is not None:
+            d, src = footprint_depth(fp, area), "footprint"
+        elif np.isfinite(b).all():
+            d, src = float(np.max(point_depth(b, area))), "blades"
+        else:
+            missing.append(obs.player_ids[k])
+            continue
+        per[str(obs.player_ids[k])] = d
+        cand = (d, k, src, sig)
+        if best is None or d > best[0]:
+            best = cand
+    ev: dict[str, Any] = {"goal_t": t, "decisive_frame": int(obs.frame[near]),
+                          "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
+                          "depths_m": per, "stick": "not tracked: 907 a4's stick clause not checked"}
+    rule = "907 a4, 217" if ctx.profile.crease.mode == "no_attacker_at_goal" else "907 a4 (IPC, by analogy)"
+    if best is None:
+        ev["reason"] = "no attacker tracked at the goal"
+        if missing:
+            ev["blades_missing"] = missing
+        return make_event(obs, "crease", t, att, "inconclusive", None, np.inf, rule, ev)
+    d, k, src, sig = best
+    ev.update({"player": obs.player_ids[k], "source": src, "blades_rink_m": obs.blades_rink_m[k, near]})
+    if d >= K_SIGMA * sig and d > 0:
+        verdict = "occupied"
+    elif src == "footprint" and d <= -K_SIGMA * sig and not missing:
+        verdict = "clear"
+    elif src == "blades" and d <= -(K_SIGMA * sig + SLED_BEYOND_BLADES_M[kind]) and not missing:
+        verdict = "clear"
+    else:
+        verdict = "inconclusive"
+        if src == "blades":
+            ev["reason"] = "no footprint: the sled may reach the crease beyond its blades"
+    if missing:
+        ev["blades_missing"] = missing
+    return make_event(obs, "crease", t, att, verdict, d, sig, rule, ev)
+
+
+def detect_key_violations(ctx: RuleContext) -> list[dict[str, Any]]:
+    """Westridge 1 n, o: ``key_3s`` events (sponge profile, crease mode ``time_limit``)."""
+    cr = ctx.profile.crease
+    if cr.mode != "time_limit":
+        return []
+    obs = ctx.obs
+    limit = float(cr.time_limit_s or 3.0)
+    out = []
+    for end in (1, -1):
+        att = ctx.team_attacking(end)
+        key = ctx.crease(end)
+        zone_edge = end * ctx.blue_near_x(end)  # 206: the line belongs to the zone
+        in_zone = ctx.puck_x_signed(end) + ctx.puck_radius_m >= zone_edge
+        ctrl = np.zeros(obs.n_frames, bool)
+        for f in range(obs.n_frames):
+            h = controller_at(obs, f)
+            if h is not None:
+                ctrl[f] = obs.player_team[h] == att
+            else:
+                lt = last_touch_before(obs, f)
+                ctrl[f] = lt is not None and obs.player_team[int(obs.touch_player[lt])] == att
+        ctrl &= in_zone
+        for k in team_players(obs, att, skaters_only=True):
+            b = obs.blades_rink_m[k]
+            d = np.stack([point_depth(b[:, j], key) for j in range(2)], axis=1)  # (F, 2)
+            dmax = np.max(np.where(np.isfinite(d), d, -np.inf), axis=1)
+            sig = obs.sigma_smoothed_m
+            inside = dmax > 0
+            f = 1
+            while f < obs.n_frames:
+                if inside[f] and not inside[f - 1]:
+                    a, b_ = dmax[f - 1], dmax[f]
+                    t_in = float(obs.t_s[f - 1] + (-a / (b_ - a)) * obs.dt_s) if np.isfinite(a) else float(obs.t_s[f])
+                    t_v = t_in + limit
+                    if t_v > obs.t_s[-1]:
+                        break
+                    fv = int(np.ceil((t_v - obs.t_s[0]) * obs.fps))
+                    fv = min(fv, obs.n_frames - 1)
+                    span = slice(f, fv + 1)
+                    if np.all(inside[span]) and np.all(ctrl[span]):
+                        depth = float(dmax[fv])
+                        firm = bool(np.all(dmax[span] >= K_SIGMA * sig[span]))
+                        ev = {"player": obs.player_ids[k], "entered_t": t_in, "dwell_s": limit,
+                              "decisive_frame": int(obs.frame[fv]),
+                              "foot_rink_m": b[fv]}
+                        out.append(make_event(obs, "key_3s", t_v, att, "violation" if firm else "inconclusive",
+                                              depth, float(sig[fv]), "Westridge 1 n, o", ev))
+                        f = fv
+                f += 1
+    return out

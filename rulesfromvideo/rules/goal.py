@@ -1,0 +1,162 @@
+"""Goal (IPC 906 1; the sponge profile applies it by analogy).
+
+906 1: a goal needs the puck between the posts, below the crossbar and *entirely*
+across the goal line. Depth = ``dir * x - r - dir * goal_outer_x`` (> 0: the whole
+puck is past the line's outer edge). One event per arrival of the puck at the
+goal line between the posts (its leading edge reaching the line's inner edge
+with the centre between the posts):
+
+* ``margin_m = min(max depth, lateral clearance)``, lateral clearance
+  ``= 0.915 - |y| - r`` at the moment of maximum depth (sub-frame: a parabola
+  through the three frames around the maximum);
+* ``t`` = the instant the depth reaches 0 for a goal, else the instant of maximum depth;
+* height: with ``z`` known the puck must pass below the crossbar
+  (``z + thickness / 2 < 1.22``); without ``z`` the evidence says the crossbar
+  was not checked;
+* a puck crossing the line from the outer side (behind the net) is ``no_goal``
+  with evidence ``from_behind``.
+
+Odd input (puck missing around the line, NaNs) gives ``inconclusive``, never an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rulesfromvideo.rules.common import (
+    K_SIGMA, PUCK_HALF_THICKNESS_M, Crossing, down_crossings, interp_at, interp_time,
+    last_touch_before, make_event, measured_near, peak, up_crossings,
+)
+from rulesfromvideo.rules.context import RuleContext
+
+
+def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
+    """All ``goal`` events (906 1), both ends, sorted by t."""
+    obs = ctx.obs
+    r = ctx.puck_radius_m
+    post = ctx.post_inner_y_m
+    p = obs.puck_xy_rink_m
+    y = p[:, 1]
+    out: list[dict[str, Any]] = []
+    rearm = ctx.rearm_m()
+    for end in (1, -1):
+        att = ctx.team_attacking(end)
+        inner, outer = ctx.goal_inner_x(end), ctx.goal_outer_x(end)
+        lead = ctx.puck_x_signed(end) + r - end * inner
+        depth = ctx.puck_x_signed(end) - r - end * outer
+        arrivals = []
+        for c in up_crossings(lead, obs.t_s, rearm):
+            yc = float(interp_at(y, c))
+            if abs(yc) < post and interp_at(depth, c) < 0:
+                arrivals.append((c.t_s, "front", c))
+        # A puck stopped or bounced between two frames may touch the line unseen:
+        # local maxima whose sub-frame peak reaches the line are arrivals too.
+        for km in np.nonzero((lead[1:-1] < 0) & (lead[1:-1] >= lead[:-2]) & (lead[1:-1] >= lead[2:]))[0] + 1:
+            tp, vp, _ = peak(lead, obs.t_s, int(km))
+            if vp >= 0:
+                i0 = int(np.clip(np.floor((tp - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 2))
+                frac = float(np.clip((tp - obs.t_s[i0]) * obs.fps, 0, 1))
+                c = Crossing(i0, frac, tp)
+                if abs(float(interp_at(y, c))) < post:
+                    arrivals.append((tp, "front", c))
+        for c in down_crossings(depth, obs.t_s, rearm):
+            if abs(float(interp_at(y, c))) < post:
+                arrivals.append((c.t_s, "behind", c))
+        arrivals.sort(key=lambda a: a[0])
+        busy_until = -np.inf
+        for ta, how, c in arrivals:
+            if ta < busy_until:
+                continue  # still the previous arrival's visit to the goal mouth
+            after = np.nonzero((np.arange(obs.n_frames) > c.i + 1) & (lead < -rearm))[0]
+            k_end = int(after[0]) if len(after) else obs.n_frames - 1
+            busy_until = float(obs.t_s[k_end])
+            out.append(_evaluate(ctx, end, att, how, c, k_end, depth, lead))
+    out.sort(key=lambda e: e["t"])
+    return out
+
+
+def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
+              depth: np.ndarray, lead: np.ndarray) -> dict[str, Any]:
+    obs = ctx.obs
+    r = ctx.puck_radius_m
+    post = ctx.post_inner_y_m
+    p = obs.puck_xy_rink_m
+    i = c.i
+    sig = float(obs.sigma_smoothed_m[i])
+    ev: dict[str, Any] = {"frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
+                          "goal_line_outer_x_m": ctx.goal_outer_x(end)}
+    if how == "behind":
+        clear = post - abs(float(interp_at(p[:, 1], c))) - r
+        ev.update({"from_behind": True, "lateral_clearance_m": clear,
+                   "puck_xy_rink_m": interp_at(p, c), "decisive_frame": int(obs.frame[i])})
+        margin = min(0.0, clear)
+        # Coming from behind is decisive when the puck was clearly behind the line before.
+        lo = max(0, i - int(obs.fps))
+        was_behind = np.nanmax(depth[lo:i + 1]) if np.isfinite(depth[lo:i + 1]).any() else np.nan
+        verdict = "no_goal" if np.isfinite(was_behind) and was_behind > K_SIGMA * sig else "inconclusive"
+        return make_event(obs, "goal", c.t_s, att, verdict, margin, sig, "906 1", ev,
+                          conf=1.0 if verdict == "no_goal" else 0.5)
+    seg = np.arange(i, k_end + 1)
+    dseg = depth[seg]
+    if not np.isfinite(dseg).any():
+        ev["reason"] = "puck not tracked at the goal line"
+        return make_event(obs, "goal", c.t_s, att, "inconclusive", None, np.inf, "906 1", ev)
+    km = int(seg[int(np.nanargmax(dseg))])
+    tm, dmax, _ = peak(depth, obs.t_s, km)
+    ym = float(interp_time(p[:, 1], obs, tm))
+    clear = post - abs(ym) - r
+    margin = min(dmax, clear)
+    t = tm
+    cr = None
+    if dmax > 0:
+        ups = up_crossings(depth[i:km + 1], obs.t_s[i:km + 1])
+        if ups:
+            cr = ups[0]
+            t = cr.t_s
+        elif depth[i] >= 0:
+            t = c.t_s
+        elif depth[km] < 0:
+            # the sampled frames never show it across: the crossing is on the V's rising side
+            j = int(np.clip(np.floor((tm - obs.t_s[0]) * obs.fps), 1, obs.n_frames - 1))
+            sb = (depth[j] - depth[j - 1]) * obs.fps
+            if np.isfinite(sb) and sb > 0:
+                t = float(tm - dmax / sb)
+    fi = int(np.searchsorted(obs.t_s, t, side="right")) - 1
+    fi = int(np.clip(fi, 0, obs.n_frames - 1))
+    z = float(obs.puck_z_m[fi]) if np.isfinite(obs.puck_z_m[fi]) else None
+    ev.update({"max_depth_m": dmax, "lateral_clearance_m": clear, "t_max_depth": tm,
+               "decisive_frame": int(obs.frame[km]), "puck_xy_rink_m": p[km],
+               "puck_measured_at_max": bool(obs.puck_measured[km])})
+    if cr is not None:
+        ev["crossing_frame_interval"] = [int(obs.frame[i + cr.i]), int(obs.frame[i + cr.i + 1])]
+    verdict_sigma = sig
+    if z is None:
+        ev["height"] = "unknown: tracks carry no z, the crossbar (1.22 m) was not checked"
+        below = True
+    else:
+        top = z + PUCK_HALF_THICKNESS_M
+        ev["z_m"] = z
+        ev["crossbar_clearance_m"] = ctx.goal_height_m - top
+        below = top < ctx.goal_height_m
+    lt = last_touch_before(obs, fi)
+    if lt is not None:
+        k = int(obs.touch_player[lt])
+        ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
+    if not measured_near(obs, km, span=3):
+        ev["reason"] = "puck not measured at its deepest point"
+        return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
+    if z is not None and not below:
+        bar = ctx.goal_height_m - (z + PUCK_HALF_THICKNESS_M)
+        if bar < -K_SIGMA * sig:
+            return make_event(obs, "goal", t, att, "no_goal", margin, verdict_sigma, "906 1",
+                              {**ev, "over_crossbar": True})
+        return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
+    if margin >= K_SIGMA * sig and margin > 0:
+        verdict = "goal"
+    elif margin <= -K_SIGMA * sig and margin < 0:
+        verdict = "no_goal"
+    else:
+        verdict = "inconclusive"
+    return make_event(obs, "goal", t, att, verdict, margin, verdict_sigma, "906 1", ev)

@@ -1,0 +1,194 @@
+"""Offside at each zone entry (IPC 903; face-off location 903 c in the evidence).
+
+903 a: attackers shall not precede the puck into the attacking zone.
+903 b2: the puck enters when it has *completely* crossed the blue line: the event
+time ``t`` solves ``dir * x_puck - r = dir * far_x`` (far_x = attacking-zone edge of
+the line, 206), interpolated linearly between the two frames around it.
+903 b1: a player is offside when both blades are completely over the line:
+offside depth = ``min over blades of dir * (x_blade - far_x)`` (> 0: offside), with
+the blades interpolated to ``t``.
+903 b3 / d: the player propelling and in control of the puck is exempt (b3 when he
+moves backwards, else d). 903 e: if the defending team carried or passed the puck
+in (their touch was the last), no offside.
+
+``margin_m`` = max offside depth over the attackers not exempt (> 0 offside).
+Sigma per player: puck and blade position sigma plus the crossing-time sigma
+times the blade's speed along x; the frame interval's ``|v| * dt / 2`` bound is
+recorded as ``timing_bound_m``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rulesfromvideo.rules.common import (
+    K_SIGMA, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
+    make_event, measured_near, up_crossings,
+)
+from rulesfromvideo.rules.context import RuleContext
+
+
+def _forward(blades: np.ndarray) -> np.ndarray:
+    """(2,) heading from the (left, right) blade pair: left - right rotated -90 degrees."""
+    l = blades[0] - blades[1]
+    n = np.linalg.norm(l)
+    if not np.isfinite(n) or n < 1e-9:
+        return np.array([np.nan, np.nan])
+    l = l / n
+    return np.array([l[1], -l[0]])
+
+
+def entry_crossings(ctx: RuleContext, end: int) -> list[Crossing]:
+    """Instants the puck completely crosses the blue line into the zone at ``end`` (903 b2)."""
+    obs = ctx.obs
+    s = ctx.puck_x_signed(end) - ctx.puck_radius_m - end * ctx.blue_far_x(end)
+    return up_crossings(s, obs.t_s, rearm_m=ctx.rearm_m())
+
+
+def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
+                   sig_t: float) -> dict[int, dict[str, Any]]:
+    """Offside depth (903 b1) of each player of ``team`` at crossing ``c``.
+
+    Returns:
+        {player index: {"depth": m | nan, "sigma": m, "timing_bound_m": m, "blades": (2, 2)}}.
+    """
+    obs = ctx.obs
+    far = ctx.blue_far_x(end)
+    out: dict[int, dict[str, Any]] = {}
+    i = c.i
+    for k in range(len(obs.player_ids)):
+        if obs.player_team[k] != team:
+            continue
+        b0, b1 = obs.blades_rink_m[k, i], obs.blades_rink_m[k, i + 1]
+        if not (np.isfinite(b0).all() and np.isfinite(b1).all()):
+            out[k] = {"depth": np.nan, "sigma": np.inf, "timing_bound_m": np.nan, "blades": None}
+            continue
+        b = interp_at(obs.blades_rink_m[k], c)  # (2, 2)
+        d = end * (b[:, 0] - far)
+        j = int(np.argmin(d))
+        v_x = end * (b1[j, 0] - b0[j, 0]) * obs.fps
+        sig_pos = float(obs.sigma_smoothed_m[i])
+        sigma = float(np.sqrt(2 * sig_pos ** 2 + (v_x * sig_t) ** 2))
+        out[k] = {"depth": float(d[j]), "sigma": sigma,
+                  "timing_bound_m": abs(v_x) * obs.dt_s / 2.0, "blades": b}
+    return out
+
+
+def _faceoff_spot(ctx: RuleContext, end: int, att: str, carried: bool,
+                  origin_xy: np.ndarray | None, entry_xy: np.ndarray) -> dict[str, Any]:
+    """903 c: where the face-off would be after this offside."""
+    lm = ctx.rink.landmarks
+
+    def nearest(prefix: str, xy: np.ndarray) -> str | None:
+        names = [n for n in lm if n.startswith(prefix)]
+        if not names or not np.isfinite(xy).all():
+            return None
+        return min(names, key=lambda n: float(np.linalg.norm(lm[n][:2] - xy)))
+
+    sx = "+x" if end > 0 else "-x"
+    own = "-x" if end > 0 else "+x"
+    if carried:
+        return {"clause": "903 c1", "spot": nearest(f"neutral_spot_{sx}", entry_xy)}
+    if origin_xy is not None and np.isfinite(origin_xy).all() and \
+            end * origin_xy[0] < end * ctx.blue_near_x(-end):
+        return {"clause": "903 c4", "spot": nearest(f"faceoff_spot_{own}", origin_xy)}
+    if origin_xy is not None:
+        spots = [n for n in lm if n.startswith(("neutral_spot", "faceoff_spot", "centre_spot"))]
+        return {"clause": "903 c2",
+                "spot": min(spots, key=lambda n: float(np.linalg.norm(lm[n][:2] - origin_xy)))}
+    return {"clause": "903 c1", "spot": nearest(f"neutral_spot_{sx}", entry_xy)}
+
+
+def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
+    """The ``zone_entry`` event of one crossing (903)."""
+    obs = ctx.obs
+    att = ctx.team_attacking(end)
+    dfn = ctx.opponent(att)
+    i = c.i
+    p = obs.puck_xy_rink_m
+    v_puck = end * (p[i + 1, 0] - p[i, 0]) * obs.fps
+    sig_t = crossing_time_sigma(obs, c, v_puck)
+    puck_xy = interp_at(p, c)
+    near = i + (1 if c.frac > 0.5 else 0)
+    holder = controller_at(obs, near)
+    depths = offside_depths(ctx, end, att, c, sig_t)
+    exempt = [holder] if holder is not None and obs.player_team[holder] == att else []
+    ev: dict[str, Any] = {
+        "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
+        "decisive_frame": int(obs.frame[near]),
+        "puck_xy_rink_m": puck_xy, "blue_line_far_x_m": ctx.blue_far_x(end),
+        "t_sigma_s": sig_t,
+        "exempt": [obs.player_ids[k] for k in exempt],
+        "depths_m": {str(obs.player_ids[k]): v["depth"] for k, v in depths.items()},
+    }
+    lt = last_touch_before(obs, i if obs.t_s[min(i + 1, obs.n_frames - 1)] > c.t_s else i + 1)
+    if lt is not None:
+        kk = int(obs.touch_player[lt])
+        ev["last_touch"] = {"player": obs.player_ids[kk], "team": str(obs.player_team[kk]),
+                            "t": float(obs.t_s[lt]), "xy_rink_m": p[lt]}
+    cand = {k: v for k, v in depths.items() if k not in exempt}
+    known = {k: v for k, v in cand.items() if np.isfinite(v["depth"])}
+    missing = [obs.player_ids[k] for k in cand if k not in known]
+    if missing:
+        ev["blades_missing"] = missing
+    if not measured_near(obs, i):
+        ev["reason"] = "puck not measured around the crossing"
+        return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
+    brought_by = obs.player_team[int(obs.touch_player[lt])] if lt is not None else (
+        obs.player_team[holder] if holder is not None else None)
+    if brought_by == dfn:
+        # 903 e: the defending team brought the puck into its own zone.
+        ev["exception"] = "defender_carried"
+        margin = max((v["depth"] for v in known.values()), default=None)
+        sig = max((v["sigma"] for v in known.values()), default=float(obs.sigma_smoothed_m[i]))
+        return make_event(obs, "zone_entry", c.t_s, att, "onside", margin, sig, "903 e", ev, conf=1.0)
+    if not known:
+        ev["reason"] = "no attacker's blades at the crossing"
+        return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b1", ev)
+    kmax = max(known, key=lambda k: known[k]["depth"])
+    margin, sigma = known[kmax]["depth"], known[kmax]["sigma"]
+    any_off = any(v["depth"] >= K_SIGMA * v["sigma"] and v["depth"] > 0 for v in known.values())
+    all_on = all(v["depth"] <= -K_SIGMA * v["sigma"] and v["depth"] < 0 for v in known.values())
+    if any_off:
+        verdict = "offside"
+        kmax = max((k for k, v in known.items() if v["depth"] >= K_SIGMA * v["sigma"]),
+                   key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
+        margin, sigma = known[kmax]["depth"], known[kmax]["sigma"]
+    elif all_on and not missing:
+        verdict = "onside"
+    else:
+        verdict = "inconclusive"
+        if missing and all_on:
+            ev["reason"] = "blades missing for a player who could be offside"
+    ev["player"] = obs.player_ids[kmax]
+    ev["blades_rink_m"] = known[kmax]["blades"]
+    ev["timing_bound_m"] = known[kmax]["timing_bound_m"]
+    rule = "903 b1"
+    if exempt:
+        h = exempt[0]
+        hd = depths[h]
+        ev["holder"] = obs.player_ids[h]
+        if np.isfinite(hd["depth"]) and hd["depth"] > 0:
+            f = _forward(hd["blades"])
+            v = (obs.blades_rink_m[h, i + 1].mean(0) - obs.blades_rink_m[h, i].mean(0)) * obs.fps
+            backwards = bool(np.isfinite(f).all() and float(v @ f) < 0)
+            ev["exemption"] = "903 b3" if backwards else "903 d"
+            if verdict != "offside":
+                rule = ev["exemption"]
+    if verdict == "offside":
+        origin = ev.get("last_touch", {}).get("xy_rink_m")
+        carried = holder is not None and obs.player_team[holder] == att
+        ev["faceoff"] = _faceoff_spot(ctx, end, att, carried,
+                                      None if origin is None else np.asarray(origin), puck_xy)
+    return make_event(obs, "zone_entry", c.t_s, att, verdict, margin, sigma, rule, ev)
+
+
+def detect_zone_entries(ctx: RuleContext) -> list[dict[str, Any]]:
+    """All ``zone_entry`` events (903), both ends."""
+    out = []
+    for end in (1, -1):
+        for c in entry_crossings(ctx, end):
+            out.append(evaluate_entry(ctx, end, c))
+    return out
