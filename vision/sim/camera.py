@@ -375,7 +375,10 @@ def make_rig(
         fixed = Camera.from_look_at(pos, aim, fov, width, height, dist=dist, roll_deg=roll)
     elif preset == "goalcam":
         gx = end * float(spec.goal_line_x_m)
-        pos = np.array([end * (abs(gx) + rng.uniform(3.0, 5.0)), rng.uniform(-1.5, 1.5), rng.uniform(4.5, 7.0)])
+        # Off the goal's axis (|y| ≥ 0.5 m): from dead behind, the net's side struts
+        # line up with the posts and hide them.
+        pos = np.array([end * (abs(gx) + rng.uniform(3.0, 5.0)), rng.choice([-1.0, 1.0]) * rng.uniform(0.5, 1.6),
+                        rng.uniform(4.5, 7.0)])
         aim = np.array([gx - end * rng.uniform(1.0, 2.5), rng.uniform(-0.5, 0.5), 0.0])
         # Everything a goal judge needs: the goal line between the boards near the
         # net, the crease, both post tops.

@@ -262,8 +262,9 @@ class Renderer:
         self._ice_levels: list[tuple[float, np.ndarray, np.ndarray]] = [(cm, tex, T)]
         img, Tl, c = tex, T, cm
         for _ in range(2):
-            img = cv2.pyrDown(img)
-            # pyrDown halves: pixel centre u → (u + 0.5)/2 − 0.5.
+            h2, w2 = img.shape[0] // 2, img.shape[1] // 2
+            img = cv2.resize(img[: 2 * h2, : 2 * w2], (w2, h2), interpolation=cv2.INTER_AREA)
+            # 2×2 box average: pixel centre u → (u + 0.5)/2 − 0.5.
             S = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]])
             Tl, c = S @ Tl, c * 2
             self._ice_levels.append((c, img, Tl))
@@ -353,7 +354,8 @@ class Renderer:
         level = self._ice_levels[0]
         if np.all(p[:, 2] * p[0, 2] > 0):
             q = p[:, :2] / p[:, 2:3]
-            gsd_cm = 100.0 * math.sqrt(abs(np.cross(q[1] - q[0], q[2] - q[0])))
+            a_, b_ = q[1] - q[0], q[2] - q[0]
+            gsd_cm = 100.0 * math.sqrt(abs(a_[0] * b_[1] - a_[1] * b_[0]))
             for lv in self._ice_levels:
                 if lv[0] <= gsd_cm * 1.25:
                     level = lv
@@ -568,7 +570,8 @@ class Renderer:
                     self._static.append(_Prim("line", np.array([p0, p1]), color=_shade(red, 1.1),
                                               width_m=s.goal_post_diameter_m))
                 else:
-                    self._static.append(_Prim("line", np.array([p0, p1]), color=(235, 235, 235), width_m=0.035))
+                    # 218: everything but posts and crossbar is white.
+                    self._static.append(_Prim("line", np.array([p0, p1]), color=(235, 235, 235), width_m=0.03))
             # Net: translucent faces between the frame tubes.
             x0 = e * s.goal_line_x_m
             yp = s.goal_post_gap_m / 2 + s.goal_post_diameter_m / 2
@@ -941,6 +944,8 @@ class Renderer:
         # so the texture follows the lens distortion at the vertices.
         if len(xy) == 4:
             Hm = cv2.getPerspectiveTransform(uv.astype(np.float32), xy.astype(np.float32))
+        elif len(xy) == 3:
+            Hm = np.vstack([cv2.getAffineTransform(uv.astype(np.float32), xy.astype(np.float32)), [0, 0, 1.0]])
         else:
             Hm, _ = cv2.findHomography(uv, xy, 0)
             if Hm is None:
