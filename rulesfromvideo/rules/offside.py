@@ -40,6 +40,16 @@ def _forward(blades: np.ndarray) -> np.ndarray:
     return np.array([l[1], -l[0]])
 
 
+def _carrier_clause(ctx: RuleContext, h: int, hd: dict[str, Any], i: int) -> str:
+    """903 b3 when the exempt carrier moves backwards (against his heading), else 903 d."""
+    obs = ctx.obs
+    if hd["blades"] is None:
+        return "903 d"
+    f = _forward(hd["blades"])
+    v = (obs.blades_rink_m[h, i + 1].mean(0) - obs.blades_rink_m[h, i].mean(0)) * obs.fps
+    return "903 b3" if bool(np.isfinite(f).all() and float(v @ f) < 0) else "903 d"
+
+
 def entry_crossings(ctx: RuleContext, end: int) -> list[Crossing]:
     """Instants the puck completely crosses the blue line into the zone at ``end`` (903 b2)."""
     obs = ctx.obs
@@ -144,6 +154,12 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         margin = max((v["depth"] for v in known.values()), default=None)
         sig = max((v["sigma"] for v in known.values()), default=float(obs.sigma_smoothed_m[i]))
         return make_event(obs, "zone_entry", c.t_s, att, "onside", margin, sig, "903 e", ev, conf=1.0)
+    if not cand and exempt:
+        # 903 b3 / d: the carrier is the only attacker; nobody can be offside.
+        ev["reason"] = "only the exempt puck carrier attacked"
+        ev["holder"] = obs.player_ids[exempt[0]]
+        return make_event(obs, "zone_entry", c.t_s, att, "onside", 0.0, 0.0, _carrier_clause(
+            ctx, exempt[0], depths[exempt[0]], i), ev, conf=1.0)
     if not known:
         ev["reason"] = "no attacker's blades at the crossing"
         return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b1", ev)
@@ -171,10 +187,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         hd = depths[h]
         ev["holder"] = obs.player_ids[h]
         if np.isfinite(hd["depth"]) and hd["depth"] > 0:
-            f = _forward(hd["blades"])
-            v = (obs.blades_rink_m[h, i + 1].mean(0) - obs.blades_rink_m[h, i].mean(0)) * obs.fps
-            backwards = bool(np.isfinite(f).all() and float(v @ f) < 0)
-            ev["exemption"] = "903 b3" if backwards else "903 d"
+            ev["exemption"] = _carrier_clause(ctx, h, hd, i)
             if verdict != "offside":
                 rule = ev["exemption"]
     if verdict == "offside":

@@ -1,0 +1,1 @@
+"""Evaluation of rulesfromvideo outputs against simulator truth."""

@@ -1,0 +1,122 @@
+"""903 offside and 904 delayed offside, table-driven; each case quotes its clause."""
+
+import pytest
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from rules_clip import Clip, moving, of_type, still  # noqa: E402
+
+FAR = 8.816667  # IPC 60 m rink: attacking-zone edge of the +x blue line
+
+
+def pass_entry(receiver_blades, speed=10.0):
+    c = Clip(1.6)
+    c.puck = lambda t: (speed * t, 2.0)
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", receiver_blades)
+    c.player(20, "away", still(20.0, -5.0))
+    c.touches = {0: 1}
+    return c
+
+
+CASES = [
+    # (clause quoted, receiver blades, expected verdict, expected margin)
+    ("903 b1: offside when both blades are completely over the blue line",
+     lambda t: [[9.0, 6.1], [9.1, 5.9]], "offside", 9.0 - FAR),
+    ("903 b1: one blade still on the line -> not both completely over -> onside",
+     lambda t: [[8.7, 6.1], [9.2, 5.9]], "onside", 8.7 - FAR),
+    ("903 b1: both blades in the neutral zone -> onside",
+     lambda t: [[7.0, 6.1], [7.0, 5.9]], "onside", 7.0 - FAR),
+]
+
+
+@pytest.mark.parametrize("clause,blades,verdict,margin", CASES, ids=[c[0][:40] for c in CASES])
+def test_903_b1_blades(clause, blades, verdict, margin):
+    ev = of_type(pass_entry(blades).run(), "zone_entry")
+    assert len(ev) == 1, clause
+    e = ev[0]
+    assert e["verdict"] == verdict, clause
+    assert e["team"] == "home"
+    assert e["margin_m"] == pytest.approx(margin, abs=1e-4)
+    # 903 b2: t = instant the whole puck is past the far edge (x - r = far_x), x = 10 t
+    assert e["t"] == pytest.approx((FAR + 0.0381) / 10.0, abs=1e-6)
+    assert e["evidence"]["player"] == 2 and 0.5 <= e["confidence"] <= 1.0
+    assert e["evidence"]["frame_interval"] == [26, 27]
+
+
+def test_903_b3_backwards_carrier_in_control_is_onside():
+    """903 b3: propelling the puck, crossing ahead of it while moving backward, in control."""
+    c = Clip(1.6)
+    carrier = moving(6.0, 0.0, 3.0, facing=-1.0)  # faces -x (own goal), moves +x
+    c.puck = lambda t: (6.0 + 3.0 * t - 1.0, 0.0)  # the stick is in front of him (towards -x)
+    c.player(2, "home", carrier).player(3, "home", still(0.0, 5.0)).player(20, "away", still(20, 0))
+    c.touches = {0: 2}
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside" and e["rule"] == "903 b3"
+    assert e["evidence"]["exempt"] == [2]
+
+
+def test_903_d_carrier_ahead_of_puck_is_onside():
+    """903 d: a player actually propelling and in control of the puck who crosses ahead of it."""
+    c = Clip(1.6)
+    c.puck = lambda t: (6.0 + 3.0 * t - 0.9, 0.6)
+    c.player(2, "home", moving(6.0, 0.0, 3.0)).player(20, "away", still(20, 0))
+    c.touches = {0: 2}
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside" and e["rule"] == "903 d"
+
+
+def test_903_e_defender_carries_into_own_zone():
+    """903 e: a defending player carries the puck into his defending zone while an attacker is offside."""
+    c = Clip(1.6)
+    c.puck = lambda t: (6.0 + 3.0 * t + 0.9, 0.0)
+    c.player(20, "away", moving(6.0, 0.0, 3.0)).player(2, "home", still(12.0, 3.0))
+    c.touches = {0: 20}
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["team"] == "home" and e["verdict"] == "onside" and e["rule"] == "903 e"
+    assert e["evidence"]["exception"] == "defender_carried"
+
+
+def test_offside_faceoff_location_903_c2_for_a_pass():
+    """903 c2: after an offside pass, the face-off is at the spot nearest where the pass originated."""
+    e = of_type(pass_entry(lambda t: [[9.5, 6.1], [9.5, 5.9]]).run(), "zone_entry")[0]
+    assert e["verdict"] == "offside"
+    assert e["evidence"]["faceoff"]["clause"] == "903 c2"
+    assert e["evidence"]["faceoff"]["spot"] == "centre_spot"
+
+
+def test_904_tag_up_nullifies_delayed_offside():
+    """904 b2: all attacking players clear the zone by making blade contact with the blue line."""
+    c = Clip(3.0)
+    c.puck = lambda t: (min(10.0 * t, 14.0), 2.0)
+    back = lambda t: [[10.0 - 2.0 * max(0.0, t - 1.5), 6.1], [10.0 - 2.0 * max(0.0, t - 1.5), 5.9]]
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", back)
+    c.player(20, "away", still(14.6, 2.0))
+    c.touches = {0: 1, 42: 20}
+    ev = c.run()
+    entry = of_type(ev, "zone_entry")[0]
+    assert entry["verdict"] == "offside" and entry["evidence"]["delayed"] is True
+    d = of_type(ev, "delayed_offside")
+    assert [x["verdict"] for x in d] == ["signal", "nullified"]
+    assert d[1]["evidence"]["reason"] == "tag_up"
+    assert d[1]["t"] == pytest.approx(1.5 + (10.0 - FAR) / 2.0, abs=1e-3)
+
+
+def test_904_d_attacker_touch_calls_the_offside():
+    """904 d: attacking players must not touch the puck: the delayed offside is called."""
+    c = Clip(3.0)
+    c.puck = lambda t: (min(10.0 * t, 12.0), 2.0)
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", still(12.5, 2.5))
+    c.player(20, "away", still(11.0, 2.5))
+    c.touches = {0: 1, 37: 20, 60: 2}
+    d = of_type(c.run(), "delayed_offside")
+    assert [x["verdict"] for x in d] == ["signal", "offside"]
+    assert d[1]["evidence"]["reason"] == "attacker_touched_puck"
+
+
+def test_puck_not_measured_makes_entry_inconclusive():
+    """Footage lacking the data: no measured puck around the crossing -> inconclusive."""
+    c = pass_entry(lambda t: [[9.5, 6.1], [9.5, 5.9]])
+    c.drop = set(range(20, 34))  # longer than the safe interpolation gap
+    ev = of_type(c.run(), "zone_entry")
+    assert all(e["verdict"] == "inconclusive" for e in ev)
