@@ -278,7 +278,7 @@ def peak(values: np.ndarray, t_s: np.ndarray, km: int) -> tuple[float, float, fl
             continue
         sb = (values[b1] - values[b0]) / (t_s[b1] - t_s[b0])
         sa = (values[c1] - values[c0]) / (t_s[c1] - t_s[c0])
-        if not (sb > 0 > sa):
+        if not ((sb > 0 >= sa) or (sb >= 0 > sa)):
             continue
         # values[b1] + sb (t - t_b1) = values[c0] + sa (t - t_c0)
         t = (values[c0] - values[b1] + sb * t_s[b1] - sa * t_s[c0]) / (sb - sa)
@@ -291,7 +291,7 @@ def peak(values: np.ndarray, t_s: np.ndarray, km: int) -> tuple[float, float, fl
     if 0 < km < F - 1 and np.isfinite(values[km - 1:km + 2]).all():
         y0, y1, y2 = values[km - 1], values[km], values[km + 1]
         den = y0 - 2 * y1 + y2
-        if den < 0:
+        if den < 0 and y1 > y0 and y1 > y2:  # a strict peak; a plateau is its own maximum
             off = float(np.clip(0.5 * (y0 - y2) / den, -1.0, 1.0))
             dt = t_s[km + 1] - t_s[km]
             return float(t_s[km] + off * dt), float(y1 - 0.25 * (y0 - y2) * off), off

@@ -1,0 +1,283 @@
+"""905 icing (every d exception), 906 goal, 907 a4 crease, 1064, Westridge 1 b / 1 o / 1 r."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from rules_clip import Clip, moving, of_type, sledge_fp, still  # noqa: E402
+
+R = 0.0381
+
+
+def icing_clip(x0=-5.0, vy=0.0, y0=5.0, boards=29.5, profile="ipc-sledge", **game):
+    """Home shoots at t = 0.5 s from (x0, y0) at 20 m/s along +x (vy across)."""
+    c = Clip(2.8, profile, **game)
+    v = np.array([20.0, vy])
+    v = 20.0 * v / np.linalg.norm(v)
+
+    def puck(t):
+        if t <= 0.5:
+            return (x0, y0)
+        p = np.array([x0, y0]) + v * (t - 0.5)
+        return (min(p[0], boards), p[1])
+    c.puck = puck
+    c.player(1, "home", still(x0 - 1.0, y0))
+    c.player(21, "away", still(-20.0, -10.0))
+    c.touches = {15: 1}
+    return c
+
+
+def goalie(c, team="away", x=25.6, y=0.0, blades=None):
+    c.player(30, team, blades or still(x, y), role="goalkeeper")
+    return c
+
+
+def icing_event(c):
+    ev = of_type(c.run(), "icing")
+    assert len(ev) == 1
+    return ev[0]
+
+
+def test_905_b_icing():
+    """905 b: shot from his own half beyond the opponents' goal line -> icing."""
+    e = icing_event(goalie(icing_clip()))
+    assert e["verdict"] == "icing" and e["team"] == "home"
+    assert e["margin_m"] == pytest.approx(0.15 + R + 5.0, abs=1e-3)
+    assert e["t"] == pytest.approx(0.5 + (26.025 + R + 5.0) / 20.0, abs=1e-4)
+
+
+def test_905_a_centre_line_belongs_to_shooters_half():
+    """905 a + 206: a puck touching the centre line is still in the shooter's half."""
+    e = icing_event(goalie(icing_clip(x0=0.1)))
+    assert e["verdict"] == "icing" and e["margin_m"] == pytest.approx(0.15 + R - 0.1, abs=1e-3)
+
+
+def test_905_not_from_own_half_gives_no_icing_event():
+    """905 b: only pucks shot from the own half can be icing."""
+    assert of_type(goalie(icing_clip(x0=3.0)).run(), "icing") == []
+
+
+def test_905_d1_goal():
+    """905 d1: if the puck enters the goal - the goal is allowed."""
+    c = goalie(icing_clip(y0=0.0, boards=26.8), y=1.5)
+    ev = c.run()
+    assert of_type(ev, "goal")[0]["verdict"] == "goal"
+    e = of_type(ev, "icing")[0]
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "goal"
+
+
+def test_905_d2_shorthanded():
+    """905 d2: the offending team is short handed at the instant the puck is shot."""
+    c = goalie(icing_clip(strength=[{"t": 0.0, "home": 4, "away": 5}]))
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "shorthanded"
+
+
+def test_905_d3_touched_by_opponent():
+    """905 d3: the puck touches an opposing player before crossing the goal line."""
+    c = goalie(icing_clip())
+    x_at = -5.0 + 20.0 * (38 / 30.0 - 0.5)
+    base = c.puck
+
+    def puck(t):
+        x, y = base(t)
+        return (x, y + (1.0 * (t - 38 / 30.0) if t > 38 / 30.0 else 0.0))
+    c.puck = puck
+    c.player(22, "away", still(x_at, 5.9))
+    c.touches[38] = 22
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "touched_by_opponent"
+
+
+def test_905_d4_faceoff():
+    """905 d4: the puck is iced directly from a player participating in a face-off."""
+    c = goalie(icing_clip(x0=0.0, y0=0.0, vy=4.0))
+    c.player(22, "away", still(1.0, -0.3))
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "faceoff"
+
+
+def test_905_d5_opponent_could_play():
+    """905 d5: an opponent (not the goalkeeper) is able to play the puck before the goal line.
+
+    Proxy: an opponent's blade midpoint within 1.5 m + 6.9 m/s x elapsed time of the puck's path.
+    """
+    c = goalie(icing_clip())
+    c.player(22, "away", still(15.0, 8.0))
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "opponent_could_play"
+    assert e["evidence"]["checks"]["d5_slack_m"] < 0
+
+
+def test_905_d5_not_for_a_goalkeeper():
+    """905 d5 excepts the goalkeeper: a goalkeeper near the path does not wave icing off."""
+    c = goalie(icing_clip(), x=25.0, y=1.0)
+    e = icing_event(c)
+    assert e["verdict"] == "icing"
+
+
+def test_905_d6_goalkeeper_moves_to_the_puck():
+    """905 d6: the goalkeeper is outside his crease during icing and moves in the direction of the puck."""
+    c = goalie(icing_clip(), blades=lambda t: [[23.0 + 0.5 * t, 2.0 + 1.0 * t + 0.12],
+                                              [23.0 + 0.5 * t, 2.0 + 1.0 * t - 0.12]])
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "goalkeeper_moved"
+
+
+SPONGE = [
+    # (clause, game fields, expected verdict or None for no event, exception)
+    ("1 b: icing will be called in the final minute of the second half",
+     {"clock": {"period": 2, "remaining_s": 50.0}}, "icing", None),
+    ("1 b: no icing will be called (outside the final minute)",
+     {"clock": {"period": 2, "remaining_s": 120.0}}, None, None),
+    ("1 b: no icing if the leading team is shorthanded at the time",
+     {"clock": {"period": 2, "remaining_s": 50.0}, "score": {"home": 2, "away": 1},
+      "strength": [{"t": 0.0, "home": 4, "away": 5}]}, "waved_off", "leading_team_shorthanded"),
+    ("1 b: no icing if there is a three (3) or more goal lead",
+     {"clock": {"period": 2, "remaining_s": 50.0}, "score": {"home": 0, "away": 3}}, "waved_off", "lead"),
+]
+
+
+@pytest.mark.parametrize("clause,game,verdict,exc", SPONGE, ids=[s[0][:45] for s in SPONGE])
+def test_westridge_1b_last_minute_icing(clause, game, verdict, exc):
+    c = goalie(icing_clip(profile="sponge-westridge", boards=30.2, **game), x=26.8)
+    ev = of_type(c.run(), "icing")
+    if verdict is None:
+        assert ev == [], clause
+        return
+    assert len(ev) == 1 and ev[0]["verdict"] == verdict, clause
+    if exc:
+        assert ev[0]["evidence"]["exception"] == exc
+
+
+def goal_clip(depth, y=0.2, z=None, t_end=2.0):
+    """A puck along +x at 8 m/s stopping at goal depth ``depth`` (906 1 depth)."""
+    x_stop = 26.025 + R + depth
+    c = Clip(t_end)
+    c.puck = lambda t: (min(20.0 + 8.0 * t, x_stop), y)
+    if z is not None:
+        c.puck_z = lambda t: z
+    c.player(1, "home", still(19.0, y)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    return c
+
+
+GOALS = [
+    ("906 1: entire puck across the goal line between the posts -> goal", 0.10, 0.2, "goal"),
+    ("906 1: puck on the line, not entirely across -> no goal", -0.02, 0.2, "no_goal"),
+    ("906 1: puck just touching the line's inner edge -> no goal", -0.07, 0.2, "no_goal"),
+]
+
+
+@pytest.mark.parametrize("clause,depth,y,verdict", GOALS, ids=[g[0][:40] for g in GOALS])
+def test_906_1(clause, depth, y, verdict):
+    g = of_type(goal_clip(depth, y).run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == verdict, clause
+    assert g[0]["margin_m"] == pytest.approx(depth, abs=2e-3)
+    assert "unknown" in g[0]["evidence"]["height"]
+
+
+def test_906_goal_time_is_when_depth_reaches_zero():
+    g = of_type(goal_clip(0.3).run(), "goal")[0]
+    assert g["t"] == pytest.approx((26.025 + R - 20.0) / 8.0, abs=1e-4)
+
+
+def test_906_from_behind_is_no_goal():
+    """906 1: the puck must be put into the goal from the front; from behind -> no goal."""
+    c = Clip(2.0)
+    c.puck = lambda t: (28.0 - 5.0 * t, 0.1)
+    c.player(1, "home", still(29.0, 0.1)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "no_goal" and g[0]["evidence"]["from_behind"]
+
+
+def test_906_over_the_crossbar_is_no_goal():
+    """906 1: below the crossbar (1.22 m): a puck known to be higher is no goal."""
+    g = of_type(goal_clip(0.3, z=1.5).run(), "goal")[0]
+    assert g["verdict"] == "no_goal" and g["evidence"]["over_crossbar"]
+
+
+def test_906_wide_of_the_post_gives_no_event():
+    """906 1: only a puck arriving between the posts is a goal arrival."""
+    assert of_type(goal_clip(0.3, y=1.5).run(), "goal") == []
+
+
+def _crease_clip(blades, footprint):
+    c = goal_clip(0.3)
+    c.player(2, "home", blades, footprint=footprint)
+    return c
+
+
+def test_907_a4_sled_in_crease_occupied():
+    """907 a4: an attacking player has any part of his sled in the goal crease when the puck enters."""
+    b = still(24.0, 1.0)
+    cr = of_type(_crease_clip(b, sledge_fp(b)).run(), "crease")
+    assert len(cr) == 1 and cr[0]["verdict"] == "occupied" and cr[0]["evidence"]["source"] == "footprint"
+
+
+def test_907_a4_clear_and_blades_only_inconclusive():
+    """217: crease polygon; without a footprint, blades near the crease cannot prove it clear."""
+    b = still(15.0, 5.0)
+    assert of_type(_crease_clip(b, sledge_fp(b)).run(), "crease")[0]["verdict"] == "clear"
+    assert of_type(_crease_clip(still(24.0, 1.0), None).run(), "crease")[0]["verdict"] == "inconclusive"
+    assert of_type(_crease_clip(still(15.0, 5.0), None).run(), "crease")[0]["verdict"] == "clear"
+
+
+def test_1064_goalkeeper_beyond_centre_red_line():
+    """1064: a goalkeeper participating in the play beyond the centre red line; the blades decide."""
+    for x, expected in ((1.0, ["penalty"]), (-3.0, [])):
+        c = Clip(1.0)
+        c.puck = lambda t, x=x: (x + 0.9 + (6.0 * (t - 1 / 3) if t > 1 / 3 else 0.0), 0.0)
+        c.player(30, "home", still(x, 0.0), role="goalkeeper").player(20, "away", still(-10, 5))
+        c.touches = {10: 30}
+        ev = of_type(c.run(), "goalkeeper_beyond_centre")
+        assert [e["verdict"] for e in ev] == expected
+        if expected:
+            assert ev[0]["margin_m"] == pytest.approx(x - 0.15, abs=1e-6) and ev[0]["rule"] == "1064"
+
+
+def key_clip(dwell_end):
+    """Sponge (NHL rink): home player 2's feet enter the +x key and stay until ``dwell_end``."""
+    c = Clip(6.0, "sponge-westridge")
+    c.puck = lambda t: (20.9, 5.0)
+    c.player(3, "home", still(20.0, 5.0))
+
+    def feet(t):
+        x = 24.0 + 1.0 * t if t < dwell_end else 24.0 + dwell_end - 2.0 * (t - dwell_end)
+        x = min(x, 26.3)
+        return [[x, 0.3 + 0.1], [x, 0.3 - 0.1]]
+    c.player(2, "home", feet).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 3}
+    return c
+
+
+def test_westridge_1o_three_second_key():
+    """1 n / 1 o: three (3) second limit in the goalie's key, counted from the foot entering."""
+    k = of_type(key_clip(9.0).run(), "key_3s")
+    assert len(k) == 1 and k[0]["verdict"] == "violation" and k[0]["team"] == "home"
+    assert k[0]["t"] == pytest.approx(k[0]["evidence"]["entered_t"] + 3.0, abs=1e-9)
+    assert of_type(key_clip(3.0).run(), "key_3s") == []
+
+
+def test_westridge_1r_mercy():
+    """1 r: ahead by a fifteen (15) goal spread during the second half: the game is called."""
+    for clock, expected in (({"period": 2, "remaining_s": 600.0}, 1), ({"period": 1, "remaining_s": 600.0}, 0)):
+        c = goal_clip(0.3)
+        c.game = {**c.game, "rules": "sponge-westridge", "rink": {"layout": "nhl"},
+                  "score": {"home": 14, "away": 0}, "clock": clock}
+        x_stop = 27.1526 + R + 0.3
+        c.puck = lambda t, x_stop=x_stop: (min(20.0 + 8.0 * t, x_stop), 0.2)
+        m = of_type(c.run(), "mercy")
+        assert len(m) == expected
+        if expected:
+            assert m[0]["verdict"] == "game_called" and m[0]["evidence"]["spread"] == 15
+
+
+def test_odd_input_does_not_crash():
+    """Bad input: no puck at all, NaN-free but empty players -> no events, no crash."""
+    c = Clip(1.0)
+    assert c.run() == []
