@@ -160,8 +160,28 @@ def _static_camera(frames: list[dict]) -> bool:
                for c in cams)
 
 
-def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path) -> dict[str, Any]:
+def _mapper(rec: dict | None, H: np.ndarray | None, use_lens: bool):
+    """Raw px (N, 2) → rink m (N, 2) for one prediction record (lens model when present)."""
+    if H is None:
+        return None
+    lens = rec.get("lens") if (use_lens and rec) else None
+    if lens and rec.get("H_rink_from_undistorted") is not None:
+        K, dist = np.asarray(lens["K"], float), np.asarray(lens["dist"], float)
+        Hu = np.asarray(rec["H_rink_from_undistorted"], float)
+
+        def to_rink(px):
+            und = cv2.undistortPoints(np.asarray(px, float).reshape(-1, 1, 2), K, dist, P=K).reshape(-1, 2)
+            return _back(Hu, und)
+
+        return to_rink
+    return lambda px: _back(H, px)
+
+
+def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = True) -> dict[str, Any]:
     """Metrics of one clip (see module docstring).
+
+    With ``use_lens`` a record's optional ``lens``/``H_rink_from_undistorted``
+    is used (undistort, then map); otherwise only the contract's 3×3.
 
     Returns:
         dict with ``camera``, ``frames``, ``errors_cm`` (all grid errors),
@@ -190,23 +210,24 @@ def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path) -> dict[str, Any]
         rec = pred.get(k)
         H = None if rec is None or rec.get("H_rink_from_image") is None else np.asarray(rec["H_rink_from_image"], float)
         q = 0.0 if rec is None else float(rec.get("quality", 0.0))
+        to_rink = _mapper(rec, H, use_lens)
         if n_visible >= 4:
             eligible += 1
             calibrated_eligible += H is not None
         px, idx = _project_truth(cam, grid, width, height)
         if H is not None and len(px):
-            e = np.linalg.norm(_back(H, px) - grid[idx], axis=1) * 100.0
+            e = np.linalg.norm(to_rink(px) - grid[idx], axis=1) * 100.0
             errors.append(e)
             if np.median(e) > WRONG_M * 100.0 and q >= CONFIDENT_QUALITY:
                 confident_wrong += 1
             if truth.get("camera") == "goalcam":
                 gpx, gidx = _project_truth(cam, fine, width, height)
                 if len(gpx):
-                    goal_errors.append(np.linalg.norm(_back(H, gpx) - fine[gidx], axis=1) * 100.0)
+                    goal_errors.append(np.linalg.norm(to_rink(gpx) - fine[gidx], axis=1) * 100.0)
         if static:
-            cur = (H, px) if H is not None and len(px) else None
+            cur = to_rink if H is not None and len(px) else None
             if cur is not None and prev is not None:
-                jitter.append(float(np.median(np.linalg.norm(_back(cur[0], px) - _back(prev[0], px), axis=1)) * 100))
+                jitter.append(float(np.median(np.linalg.norm(cur(px) - prev(px), axis=1)) * 100))
             prev = cur
     timing = pred_dir / "calibration_timing.json"
     fps = json.loads(timing.read_text()).get("fps") if timing.is_file() else None
@@ -290,7 +311,7 @@ def _cmd_eval_calibration(args: argparse.Namespace) -> int:
             print(f"error: {out / 'calibration.jsonl'}: missing (use --run to calibrate the clip)", file=sys.stderr)
             return 2
         try:
-            results.append(evaluate_clip(clip, out))
+            results.append(evaluate_clip(clip, out, use_lens=not args.no_lens))
         except (KeyError, ValueError, json.JSONDecodeError) as exc:
             print(f"error: {clip}: bad truth or prediction ({exc})", file=sys.stderr)
             return 2
@@ -317,5 +338,6 @@ def add_eval_calibration_parser(eval_subparsers) -> argparse.ArgumentParser:
     p.add_argument("--camera-profile", type=Path, help="fixed-camera profile JSON for --run")
     p.add_argument("--max-frames", type=int, help="with --run: stop after N frames")
     p.add_argument("--json", type=Path, help="also write the summary as JSON")
+    p.add_argument("--no-lens", action="store_true", help="score only the 3×3 H_rink_from_image (ignore lens fields)")
     p.set_defaults(func=_cmd_eval_calibration)
     return p

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 from shapely.geometry import Polygon
 
-from calibration.fixed import CameraProfile
+from calibration.fixed import CameraProfile, apply_homography
 from calibration.markings import MarkingMasks, fit_lines, segment_markings
 
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
@@ -69,19 +69,47 @@ class CalibrationResult:
     method: str
     n_inliers: int = 0
     landmarks: list[str] = field(default_factory=list)
+    lens: dict | None = None
+    rink_from_undistorted: np.ndarray | None = None
 
     @classmethod
     def unknown(cls, reason: str) -> "CalibrationResult":
         return cls(None, 0.0, f"none:{reason}", 0, [])
 
+    def image_to_rink(self, xy_image_px: np.ndarray) -> np.ndarray:
+        """Raw image px (N, 2) → rink m (N, 2), through the lens model when estimated.
+
+        More accurate than ``rink_from_image`` (a best 3×3 fit on raw pixels)
+        when the lens distorts: the pixels are undistorted with ``lens``
+        (OpenCV ``K``/``dist``) first, then mapped by ``rink_from_undistorted``.
+        """
+        if self.rink_from_image is None:
+            raise ValueError(f"frame not calibrated ({self.method})")
+        xy = np.asarray(xy_image_px, np.float64).reshape(-1, 2)
+        if self.lens is None or self.rink_from_undistorted is None:
+            return apply_homography(self.rink_from_image, xy)
+        und = cv2.undistortPoints(xy.reshape(-1, 1, 2), np.asarray(self.lens["K"]), np.asarray(self.lens["dist"]),
+                                  P=np.asarray(self.lens["K"])).reshape(-1, 2)
+        return apply_homography(self.rink_from_undistorted, und)
+
     def to_record(self, frame: int) -> dict:
-        """The ``calibration.jsonl`` record of this frame."""
-        return {
+        """The ``calibration.jsonl`` record of this frame.
+
+        ``H_rink_from_image`` is the contract's 3×3 on raw pixels; when a lens
+        model was estimated the record also carries ``lens`` (``K``, ``dist``,
+        OpenCV convention) and ``H_rink_from_undistorted`` for consumers that
+        undistort first (see :meth:`image_to_rink`).
+        """
+        rec = {
             "frame": int(frame),
             "H_rink_from_image": None if self.rink_from_image is None else self.rink_from_image.tolist(),
             "quality": round(float(self.quality), 4),
             "method": self.method,
         }
+        if self.lens is not None and self.rink_from_undistorted is not None:
+            rec["lens"] = {"K": np.asarray(self.lens["K"]).tolist(), "dist": list(map(float, self.lens["dist"]))}
+            rec["H_rink_from_undistorted"] = self.rink_from_undistorted.tolist()
+        return rec
 
 
 def colour_class(rgb) -> str | None:
@@ -148,6 +176,27 @@ def _project(G: np.ndarray, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w = hom[:, 2]
     safe = np.where(np.abs(w) > 1e-9, w, 1e-9)
     return hom[:, :2] / safe[:, None], w
+
+
+def _distort(p_u: np.ndarray, kappa: np.ndarray | None, c: np.ndarray, s: float) -> np.ndarray:
+    """Radial lens distortion about the image centre: c + (p − c)(1 + k1 r² + k2 r⁴), r = |p − c| / s."""
+    if kappa is None or not np.any(kappa):
+        return p_u
+    q = p_u - c
+    r2 = np.einsum("ij,ij->i", q, q) / (s * s)
+    return c + q * (1.0 + kappa[0] * r2 + kappa[1] * r2 * r2)[:, None]
+
+
+def _undistort(p_d: np.ndarray, kappa: np.ndarray | None, c: np.ndarray, s: float) -> np.ndarray:
+    """Inverse of :func:`_distort` by fixed-point iteration."""
+    if kappa is None or not np.any(kappa):
+        return p_d
+    q_d = p_d - c
+    q = q_d.copy()
+    for _ in range(8):
+        r2 = np.einsum("ij,ij->i", q, q) / (s * s)
+        q = q_d / (1.0 + kappa[0] * r2 + kappa[1] * r2 * r2)[:, None]
+    return c + q
 
 
 def _front_sign(G: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -237,12 +286,14 @@ class Calibrator:
         self._gray: np.ndarray | None = None
         self._hist: np.ndarray | None = None
         self._G_smooth: np.ndarray | None = None
+        self._kappa = np.zeros(2)  # radial distortion (k1, k2) on half-diagonal-normalised radius
         self._size: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
         """Forget the temporal state (next frame is registered cold)."""
         self._G = self._gray = self._hist = self._G_smooth = None
+        self._kappa = np.zeros(2)
 
     def update(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationResult:
         """Calibrate one frame.
@@ -279,50 +330,86 @@ class Calibrator:
             self._G = None
             return CalibrationResult.unknown("no_ice" if not masks.has_ice else "no_markings")
 
-        result: tuple[np.ndarray, _Score, str] | None = None
+        result: tuple[np.ndarray, np.ndarray, _Score, str] | None = None
         if self.profile is not None:
             result = self._from_profile(targets, A, pw, ph)
         else:
             if self._G is not None and not cut:
-                G_pred = self._flow_predict(self._gray, gray, self._G)
+                G_pred = self._flow_predict(self._gray, gray, self._G, self._kappa, targets)
                 if G_pred is not None:
-                    G = self._refine(G_pred, targets, taus=(6.0, 3.0, 2.0), iters_per_tau=3)
-                    sc = self._score(G, targets)
+                    G, kappa = self._refine(G_pred, targets, taus=(6.0, 3.0, 2.0), iters_per_tau=3,
+                                            kappa=self._kappa, fit_kappa=True, kappa_weight=3e4)
+                    sc = self._score(G, targets, kappa=kappa)
                     if sc.quality >= self.min_quality:
-                        result = (G, sc, "track")
+                        result = (G, kappa, sc, "track")
             if result is None:
                 result = self._cold(targets, pw, ph)
         self._gray, self._hist = gray, hist
-        if result is None or result[1].quality < self.min_quality:
+        if result is None or result[2].quality < self.min_quality:
             self._G = None
             return CalibrationResult.unknown("not_registered")
-        G, sc, method = result
-        self._G = G
-        image_from_rink = np.linalg.inv(A) @ G
-        rink_from_image = np.linalg.inv(image_from_rink)
-        rink_from_image /= rink_from_image[2, 2]
-        return CalibrationResult(rink_from_image, sc.quality, method, sc.n_inliers, sc.landmarks)
+        G, kappa, sc, method = result
+        self._G, self._kappa = G, kappa
+        return self._result(G, kappa, A, sc, method, pw, ph)
+
+    def _result(self, G, kappa, A, sc: "_Score", method: str, pw: int, ph: int) -> CalibrationResult:
+        """Raw-pixel outputs: the lens model and the best 3×3 on raw pixels."""
+        A_inv = np.linalg.inv(A)
+        undistorted_from_rink = A_inv @ G
+        rink_from_undistorted = np.linalg.inv(undistorted_from_rink)
+        rink_from_undistorted /= rink_from_undistorted[2, 2]
+        c = np.array([(pw - 1) / 2.0, (ph - 1) / 2.0])
+        s = np.hypot(pw, ph) / 2.0
+        if not np.any(kappa):
+            return CalibrationResult(rink_from_undistorted, sc.quality, method, sc.n_inliers, sc.landmarks)
+        # Least-squares 3×3 through the distorted mapping on a grid of ice pixels.
+        # Only pixels that see the ice count: the distortion is largest in the
+        # image corners, which often show boards and crowd.
+        gu, gv = np.meshgrid(np.linspace(0, pw - 1, 32), np.linspace(0, ph - 1, 18))
+        grid_d = np.c_[gu.ravel(), gv.ravel()]
+        grid_u = _undistort(grid_d, kappa, c, s)
+        rink_xy, w = _project(np.linalg.inv(G), grid_u)
+        ok = ((w > 0) & (np.abs(rink_xy[:, 0]) <= self.rink.spec.length_m / 2)
+              & (np.abs(rink_xy[:, 1]) <= self.rink.spec.width_m / 2))
+        raw_d = apply_homography(A_inv, grid_d[ok])
+        if ok.sum() >= 8:
+            H_raw, _ = cv2.findHomography(raw_d, rink_xy[ok], 0)
+        else:
+            H_raw = None
+        if H_raw is None:
+            H_raw = rink_from_undistorted
+        H_raw = H_raw / H_raw[2, 2]
+        W0, H0 = self._raw_size
+        s_raw = np.hypot(W0, H0) / 2.0
+        K = np.array([[s_raw, 0, (W0 - 1) / 2.0], [0, s_raw, (H0 - 1) / 2.0], [0, 0, 1.0]])
+        lens = {"K": K, "dist": np.array([kappa[0], kappa[1], 0.0, 0.0, 0.0])}
+        return CalibrationResult(H_raw, sc.quality, method, sc.n_inliers, sc.landmarks, lens, rink_from_undistorted)
 
     # ------------------------------------------------------------------ modes
     def _from_profile(self, targets: _FrameTargets, A: np.ndarray, pw: int, ph: int):
         rink_from_raw = self.profile.scaled_to(*self._raw_size)
         G_prof = _front_sign(A @ np.linalg.inv(rink_from_raw), pw, ph)
         start = self._G if self._G is not None else G_prof
-        G = self._refine(start, targets, taus=(4.0, 2.0, 1.5), iters_per_tau=3)
+        G, kappa = self._refine(start, targets, taus=(4.0, 2.0, 1.5), iters_per_tau=3, kappa=self._kappa,
+                                fit_kappa=True, kappa_weight=1e4)
         # A fixed camera only drifts a little: a refinement that walks far from
         # the profile is a failure (occlusion, wrong paint), not a new pose.
-        if _max_corner_shift(G, G_prof, pw, ph) > 0.03 * np.hypot(pw, ph):
-            G = G_prof
-        sc = self._score(G, targets)
+        if _max_corner_shift(G, G_prof, pw, ph) > 0.03 * np.hypot(pw, ph) or np.abs(kappa).max() > 0.5:
+            G, kappa = G_prof, np.zeros(2)
+        sc = self._score(G, targets, kappa=kappa)
         sc_prof = self._score(G_prof, targets)
-        if sc_prof.quality >= sc.quality:
-            G, sc = G_prof, sc_prof
+        if sc_prof.quality > sc.quality:
+            G, kappa, sc = G_prof, np.zeros(2), sc_prof
         # Temporal smoothing of a static camera: exponential average of the
-        # normalised homography (time constant ~1 s) keeps jitter down.
+        # normalised homography and lens (time constant ~1 s) keeps jitter down.
         alpha = min(1.0, 1.0 / max(1.0, self.fps))
         Gn = G / G[2, 2]
-        self._G_smooth = Gn if self._G_smooth is None else (1 - alpha) * self._G_smooth + alpha * Gn
-        return self._G_smooth.copy(), sc, "profile"
+        if self._G_smooth is None:
+            self._G_smooth, self._k_smooth = Gn, kappa
+        else:
+            self._G_smooth = (1 - alpha) * self._G_smooth + alpha * Gn
+            self._k_smooth = (1 - alpha) * self._k_smooth + alpha * kappa
+        return self._G_smooth.copy(), self._k_smooth.copy(), sc, "profile"
 
     def _cold(self, targets: _FrameTargets, pw: int, ph: int):
         cands = self._line_hypotheses(targets, pw, ph)
@@ -337,14 +424,22 @@ class Calibrator:
         scored.sort(key=lambda t: -t[0])
         best = None
         for _, G in scored[:4]:
-            G = self._refine(G, targets, taus=(15.0, 8.0, 4.0, 2.0), iters_per_tau=4)
+            G, _ = self._refine(G, targets, taus=(15.0, 8.0, 4.0, 2.0), iters_per_tau=4)
             sc = self._score(G, targets)
-            if best is None or sc.quality > best[1].quality:
-                best = (G, sc, "cold")
+            if best is None or sc.quality > best[2].quality:
+                best = (G, np.zeros(2), sc, "cold")
+        if best is not None and best[2].quality > 0:
+            # Lens distortion last, once the homography is in the basin.
+            G, kappa = self._refine(best[0], targets, taus=(3.0, 2.0, 1.5), iters_per_tau=4, kappa=np.zeros(2),
+                                    fit_kappa=True, kappa_weight=1e4)
+            sc = self._score(G, targets, kappa=kappa)
+            if sc.quality >= best[2].quality - 0.02:
+                best = (G, kappa, sc, "cold")
         return best
 
     # ------------------------------------------------------------------ pieces
-    def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray) -> np.ndarray | None:
+    def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray, kappa=None,
+                      targets=None) -> np.ndarray | None:
         """Predict G in the new frame from sparse flow at half the processing size.
 
         Returns ``G`` unchanged when there is nothing to track (blank ice: the
@@ -481,13 +576,16 @@ class Calibrator:
                 out.append(K @ np.c_[R[:, 0], r2, t])
         return out
 
-    def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1):
+    def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1, kappa=None,
+                 with_undistorted: bool = False):
         xy = self.model.xy_rink_m[colour]
         if step > 1:
             xy = xy[::step]
         if len(xy) == 0:
-            return np.zeros(0, int), np.zeros((0, 2))
-        p, w = _project(G, xy)
+            return (np.zeros(0, int), np.zeros((0, 2))) + ((np.zeros((0, 2)),) if with_undistorted else ())
+        p_u, w = _project(G, xy)
+        c = np.array([(targets.w - 1) / 2.0, (targets.h - 1) / 2.0])
+        p = _distort(p_u, kappa, c, np.hypot(targets.w, targets.h) / 2.0)
         m = 1.0
         ok = (w > 0) & (p[:, 0] >= m) & (p[:, 0] <= targets.w - 1 - m) & (p[:, 1] >= m) & (p[:, 1] <= targets.h - 1 - m)
         idx = np.flatnonzero(ok)
@@ -495,61 +593,93 @@ class Calibrator:
             pi = np.round(p[idx]).astype(int)
             on_ice = targets.ice[pi[:, 1], pi[:, 0]] > 0
             idx = idx[on_ice]
+        if with_undistorted:
+            return idx, p[idx], p_u[idx]
         return idx, p[idx]
 
-    def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3) -> np.ndarray:
-        """Gauss–Newton on the truncated distance-transform residual."""
+    def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3,
+                kappa: np.ndarray | None = None, fit_kappa: bool = False,
+                kappa_weight: float = 1e4) -> tuple[np.ndarray, np.ndarray]:
+        """Gauss–Newton on the truncated distance-transform residual.
+
+        Optimises the 8 homography parameters (and, with ``fit_kappa``, the two
+        radial distortion coefficients under a Gaussian prior of weight
+        ``kappa_weight`` towards their start value).
+
+        Returns:
+            (G (3, 3), kappa (2,)).
+        """
         w, h = targets.w, targets.h
         sn = max(w, h) / 2.0
+        sd = np.hypot(w, h) / 2.0
+        c = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
         T = np.array([[1 / sn, 0, -(w - 1) / 2 / sn], [0, 1 / sn, -(h - 1) / 2 / sn], [0, 0, 1.0]])
         Tinv = np.linalg.inv(T)
         G = G.copy()
+        kappa = np.zeros(2) if kappa is None else np.asarray(kappa, float).copy()
+        kappa0 = kappa.copy()
+        n_par = 10 if fit_kappa else 8
         for tau in taus:
             for _ in range(iters_per_tau):
-                JtJ = np.zeros((8, 8))
-                Jtr = np.zeros(8)
+                JtJ = np.zeros((n_par, n_par))
+                Jtr = np.zeros(n_par)
                 n_used = 0
-                for c in COLOURS:
-                    idx, p = self._visible(G, targets, c)
+                for col in COLOURS:
+                    idx, p, p_u = self._visible(G, targets, col, kappa=kappa, with_undistorted=True)
                     if len(idx) == 0:
                         continue
-                    f = targets.sample(c, p)
+                    f = targets.sample(col, p)
                     d, gx, gy = f[:, 0], f[:, 1], f[:, 2]
                     use = d < tau
                     if use.sum() < 5:
                         continue
-                    d, gx, gy, pu = d[use], gx[use], gy[use], p[use]
-                    pn = (pu - [(w - 1) / 2, (h - 1) / 2]) / sn
+                    d, gx, gy, pu = d[use], gx[use], gy[use], p_u[use]
+                    # Chain through the distortion: gradient w.r.t. the undistorted point.
+                    q = pu - c
+                    r2 = np.einsum("ij,ij->i", q, q) / (sd * sd)
+                    fr = 1.0 + kappa[0] * r2 + kappa[1] * r2 * r2
+                    dfr = kappa[0] + 2.0 * kappa[1] * r2
+                    qg = q[:, 0] * gx + q[:, 1] * gy
+                    gux = fr * gx + 2.0 * dfr * q[:, 0] * qg / (sd * sd)
+                    guy = fr * gy + 2.0 * dfr * q[:, 1] * qg / (sd * sd)
+                    pn = q / sn
                     u, v = pn[:, 0], pn[:, 1]
-                    gxs, gys = gx * sn, gy * sn
-                    J = np.stack([gxs * u, gxs * v, gxs, gys * u, gys * v, gys,
-                                  -gxs * u * u - gys * u * v, -gxs * u * v - gys * v * v], axis=1)
-                    hub = 1.0
-                    wt = np.where(d < hub, 1.0, hub / np.maximum(d, 1e-9))
+                    gxs, gys = gux * sn, guy * sn
+                    cols = [gxs * u, gxs * v, gxs, gys * u, gys * v, gys,
+                            -gxs * u * u - gys * u * v, -gxs * u * v - gys * v * v]
+                    if fit_kappa:
+                        cols += [qg * r2, qg * r2 * r2]
+                    J = np.stack(cols, axis=1)
+                    wt = np.where(d < 1.0, 1.0, 1.0 / np.maximum(d, 1e-9))  # Huber, 1 px
                     JtJ += (J * wt[:, None]).T @ J
                     Jtr += (J * wt[:, None]).T @ d
                     n_used += len(d)
                 if n_used < 12:
-                    return G
+                    return G, kappa
+                if fit_kappa:
+                    JtJ[8:, 8:] += kappa_weight * np.eye(2)
+                    Jtr[8:] += kappa_weight * (kappa - kappa0)
                 lam = 1e-6 * np.trace(JtJ) + 1e-12
                 try:
-                    delta = -np.linalg.solve(JtJ + lam * np.eye(8), Jtr)
+                    delta = -np.linalg.solve(JtJ + lam * np.eye(n_par), Jtr)
                 except np.linalg.LinAlgError:
-                    return G
+                    return G, kappa
                 D = np.eye(3) + np.array([[delta[0], delta[1], delta[2]], [delta[3], delta[4], delta[5]],
                                           [delta[6], delta[7], 0.0]])
                 G = Tinv @ D @ T @ G
+                if fit_kappa:
+                    kappa = np.clip(kappa + delta[8:], -0.6, 0.6)
                 if np.abs(delta).max() < 1e-6:
                     break
-        return G
+        return G, kappa
 
     def _score(self, G: np.ndarray, targets: _FrameTargets, tau: float = 2.0, step: int = 1,
-               precision: bool = True) -> _Score:
+               precision: bool = True, kappa: np.ndarray | None = None) -> _Score:
         n_vis = n_in = 0
         hits: dict[int, list[int]] = {}
         drawn = np.zeros((targets.h, targets.w), np.uint8)
         for c in COLOURS:
-            idx, p = self._visible(G, targets, c, step)
+            idx, p = self._visible(G, targets, c, step, kappa=kappa)
             idx = idx * step
             if len(idx) == 0:
                 continue
