@@ -105,7 +105,7 @@ def test_blue_line_runs_where_projected_in_blueline_camera(clean, rink):
     line_px = cam.project(np.column_stack([np.full_like(ys, xb), ys, np.zeros_like(ys)]))
     blue = _blueness(frame)
     errs = []
-    for v in range(int(line_px[:, 1].min()) + 2, int(line_px[:, 1].max()) - 2, 15):
+    for v in range(max(5, int(line_px[:, 1].min()) + 2), min(355, int(line_px[:, 1].max()) - 2), 15):
         # where the line's centre crosses image row v
         k = np.argsort(line_px[:, 1])
         u = np.interp(v, line_px[k, 1], line_px[k, 0])

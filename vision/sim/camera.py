@@ -364,11 +364,15 @@ def make_rig(
         )
     elif preset == "blueline":
         xb = end * float(spec.blue_line_x_m)
-        pos = np.array([xb, -(W / 2.0 + rng.uniform(5.0, 9.0)), rng.uniform(6.5, 9.5)])
+        pos = np.array([xb, -(W / 2.0 + rng.uniform(2.5, 6.0)), rng.uniform(5.0, 8.0)])
         # Aim at a point on the line so the line runs up the image centre, then fit
         # the FOV so the line from the near to the far boards is in view.
-        line_pts = np.array([[xb, y, 0.0] for y in np.linspace(-W / 2.0 + 2.0, W / 2.0, 9)])
-        aim = np.array([xb, rng.uniform(-3.0, 1.0), 0.0])
+        line_pts = np.array([[xb, y, 0.0] for y in np.linspace(-W / 2.0 + 4.0, W / 2.0, 9)])
+        # Tilt half way between the depressions of the near and far ends of the line.
+        line_pts = np.vstack([line_pts, [[xb, W / 2.0 + 1.0, 3.5]]])  # and the far glass above it
+        dep = [math.atan2(pos[2] - line_pts[i, 2], line_pts[i, 1] - pos[1]) for i in (0, -1)]
+        mid = 0.5 * (dep[0] + dep[1]) + math.radians(rng.uniform(-1.5, 1.5))
+        aim = np.array([xb, pos[1] + pos[2] / math.tan(mid), 0.0])
         fov = _fit_fov(pos, aim, line_pts, width, height, roll, fill=rng.uniform(0.9, 0.98))
         fov = float(np.clip(fov * rng.uniform(0.98, 1.05), 35.0, 95.0))
         params.update(position_m=pos.tolist(), target_m=aim.tolist(), fov_deg=fov)

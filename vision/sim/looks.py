@@ -188,7 +188,7 @@ class Look:
             light_rows=int(rng.integers(2, 5)),
             light_cols=int(rng.integers(3, 9)),
             light_height_m=float(rng.uniform(10, 20)),
-            reflection_strength=float(rng.uniform(0, 60)),
+            reflection_strength=float(rng.uniform(0, 45)),
             reflection_size_m=float(rng.uniform(0.5, 2.5)),
             board_height_m=float(rng.uniform(1.17, 1.22)),
             kick_plate_height_m=float(rng.uniform(0.15, 0.25)),

@@ -327,18 +327,19 @@ class Renderer:
             xs, ys = np.meshgrid(np.arange(W, dtype=np.float32), np.arange(H, dtype=np.float32))
             grid = np.dstack([xs, ys])
         else:
-            step = 16
-            gx = np.arange(0, W + step, step, dtype=np.float64)
-            gy = np.arange(0, H + step, step, dtype=np.float64)
+            # Coarse grid on cv2.resize's sample positions (centre of each step×step
+            # cell) over the image padded by one cell, so that resizing it back
+            # interpolates bilinearly at exactly every pixel, edges included.
+            step, pad = 8, 8
+            nx, ny = -(-(W + 2 * pad) // step), -(-(H + 2 * pad) // step)
+            gx = (np.arange(nx) + 0.5) * step - 0.5 - pad
+            gy = (np.arange(ny) + 0.5) * step - 0.5 - pad
             pts = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 1, 2)
             crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-12)
             und = cv2.undistortPoints(pts, cam.K, cam.dist, R=np.eye(3), P=cam.K, criteria=crit)
-            coarse = und.reshape(len(gy), len(gx), 2).astype(np.float32)
-            up = self._post_cache.get(("upsample", W, H, step))
-            if up is None:
-                up = np.meshgrid(np.arange(W, dtype=np.float32) / step, np.arange(H, dtype=np.float32) / step)
-                self._post_cache[("upsample", W, H, step)] = up
-            grid = cv2.remap(coarse, up[0], up[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            coarse = und.reshape(ny, nx, 2).astype(np.float32)
+            grid = cv2.resize(coarse, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)
+            grid = np.ascontiguousarray(grid[pad:pad + H, pad:pad + W])
         self._grid_cache[key] = grid
         while len(self._grid_cache) > 4:
             self._grid_cache.popitem(last=False)
@@ -393,7 +394,7 @@ class Renderer:
         Hh, Ww = frame.shape[:2]
         for (u, v), dep in zip(uv, d[ok]):
             rx = view.f_px * L.reflection_size_m / dep
-            ry = rx * 2.0  # glossy reflections stretch towards the camera
+            ry = rx * 1.6  # glossy reflections stretch towards the camera
             if rx < 1.0 or u + rx < 0 or u - rx >= Ww or v + ry < 0 or v - ry >= Hh:
                 continue
             x0, x1 = int(max(0, u - rx)), int(min(Ww, u + rx + 1))
@@ -467,10 +468,6 @@ class Renderer:
             uv = np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float64) - 0.5
             back = _Prim("poly", quad, color=back_col)
             self._static.append(_Prim("tex", quad, tex=tex, uv=uv, back=back, normal=nrm, centre=np.r_[mid, bh / 2]))
-            off = nrm[:2] * 0.09
-            cap = np.array([[a[0], a[1], bh], [b[0], b[1], bh], [b[0] + off[0], b[1] + off[1], bh],
-                            [a[0] + off[0], a[1] + off[1], bh]])
-            self._static.append(_Prim("poly", cap, color=L.cap_rail_bgr))
         # Glass: panes of two board segments, stanchions between them.
         if L.glass:
             for i in range(0, n, 2):
@@ -492,8 +489,6 @@ class Renderer:
                 if (i // 2) % max(1, int(round(L.stanchion_spacing_m / (2 * seg_m)))) == 0:
                     self._static.append(_Prim("line", np.array([[a[0], a[1], z0], [a[0], a[1], z1]]),
                                               color=(150, 150, 150), width_m=0.04, owner=-1))
-                self._static.append(_Prim("line", np.array([[a[0], a[1], z1], [b[0], b[1], z1]]),
-                                          color=(200, 200, 200), width_m=0.015, owner=-1, alpha=0.6))
 
     def _build_stands(self) -> None:
         L, s = self.look, self.spec
@@ -521,7 +516,9 @@ class Renderer:
         crowd[:] = L.stands_bgr
         row_px = 0.85 / slope * th
         seat_px = 0.55 * px_m
-        palette = rng.uniform(0, 255, (12, 3)) * L.crowd_brightness
+        # Clothes: mostly muted, some team colours and whites.
+        palette = rng.uniform(0, 255, (12, 3))
+        palette = (0.45 * palette + 0.55 * palette.mean(1, keepdims=True)) * L.crowd_brightness
         y = th - row_px * 0.5
         while y > 0:
             cv2.line(crowd, (0, int(y + row_px * 0.35)), (tw * n - 1, int(y + row_px * 0.35)),
@@ -879,7 +876,12 @@ class Renderer:
                          cv2.LINE_AA, _SHIFT)
                 cv2.addWeighted(ov, pr.alpha, roi, 1 - pr.alpha, 0, dst=roi)
                 return
-            cv2.line(frame, ia, ib, pr.color, thick, cv2.LINE_AA, _SHIFT)
+            cv2.line(frame, ia, ib, _shade(pr.color, 0.8) if thick >= 5 else pr.color, thick, cv2.LINE_AA, _SHIFT)
+            if thick >= 5:
+                # Rounded look: a lighter core lit from above.
+                off = int(-0.12 * thick * _SCALE)
+                cv2.line(frame, (ia[0], ia[1] + off), (ib[0], ib[1] + off), _shade(pr.color, 1.08),
+                         max(1, int(thick * 0.6)), cv2.LINE_AA, _SHIFT)
             for img, v, lt in targets:
                 cv2.line(img, ia, ib, v, thick, lt, _SHIFT)
             self._maybe_number(pr, xy, th, frame)
@@ -890,7 +892,10 @@ class Renderer:
                 return
             c = tuple(int(v) for v in np.round(xy[0] * _SCALE))
             ri = max(1, int(round(r * _SCALE)))
-            cv2.circle(frame, c, ri, pr.color, -1, cv2.LINE_AA, _SHIFT)
+            cv2.circle(frame, c, ri, _shade(pr.color, 0.82) if r >= 3 else pr.color, -1, cv2.LINE_AA, _SHIFT)
+            if r >= 3:
+                cv2.circle(frame, (c[0] - ri // 5, c[1] - ri // 4), int(ri * 0.62), _shade(pr.color, 1.1), -1,
+                           cv2.LINE_AA, _SHIFT)
             for img, v, lt in targets:
                 cv2.circle(img, c, ri, v, -1, lt, _SHIFT)
             return
@@ -968,15 +973,18 @@ class Renderer:
             return
         xy = res[0]
         Hh, Ww = frame.shape[:2]
-        x0, y0 = np.floor(xy.min(0)).astype(int) - 2
-        x1, y1 = np.ceil(xy.max(0)).astype(int) + 3
+        ext = xy.max(0) - xy.min(0)
+        if ext.max() > 4 * max(Ww, Hh):
+            return
+        k = max(3, int(min(ext) * 0.25) | 1)  # soft edge, pixels
+        x0, y0 = np.floor(xy.min(0)).astype(int) - k
+        x1, y1 = np.ceil(xy.max(0)).astype(int) + k + 1
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(Ww, x1), min(Hh, y1)
         if x1 <= x0 or y1 <= y0:
             return
         m = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillPoly(m, [np.round((xy - [x0, y0]) * _SCALE).astype(np.int32)], 255, cv2.LINE_AA, _SHIFT)
-        k = max(3, int(min(x1 - x0, y1 - y0) * 0.25) | 1)
-        m = cv2.GaussianBlur(m, (k, k), 0)
+        m = cv2.GaussianBlur(m, (k, k), 0, borderType=cv2.BORDER_CONSTANT)
         roi = frame[y0:y1, x0:x1]
         a = m.astype(np.float32)[:, :, None] * (0.32 / 255.0)
         roi[:] = (roi * (1 - a)).astype(np.uint8)
