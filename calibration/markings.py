@@ -166,7 +166,8 @@ def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.nda
     return lut
 
 
-def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> MarkingMasks:
+def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
+                     ice_hint: tuple[np.ndarray, float] | None = None) -> MarkingMasks:
     """Segment ice, red paint and blue paint.
 
     Args:
@@ -174,6 +175,8 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> M
         paint_min_chroma: floor, in Lab chroma units, of the colour difference
             to the ice that counts as paint (the working threshold is the
             larger of this and 4× the ice's own chroma spread).
+        ice_hint: (ice_lab (3,), chroma_spread) from a recent frame of the same
+            shot, to skip the ice colour estimate (it changes slowly).
 
     Returns:
         :class:`MarkingMasks`; all-zero masks and ``ice_fraction`` 0 when no
@@ -182,7 +185,7 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0) -> M
     h, w = frame_bgr.shape[:2]
     zeros = np.zeros((h, w), np.uint8)
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
-    est = _ice_colour(lab)
+    est = ice_hint if ice_hint is not None else _ice_colour(lab)
     if est is None:
         return MarkingMasks(zeros, zeros, zeros.copy(), zeros.copy(), np.zeros(3), 0.0, 0.0)
     ice_lab, spread = est

@@ -229,20 +229,19 @@ class _FrameTargets:
             dt_out = cv2.distanceTransform(outside, cv2.DIST_L2, cv2.DIST_MASK_5)
             dt_in = cv2.distanceTransform(1 - outside, cv2.DIST_L2, cv2.DIST_MASK_5)
             sdf = np.where(outside > 0, dt_out - 0.5, 0.5 - dt_in)
-            sdf = np.clip(sdf, -50.0, 50.0).astype(np.float32)
-            gx = cv2.Sobel(sdf, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-            gy = cv2.Sobel(sdf, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-            self.fields[c] = cv2.merge([sdf, gx, gy])
+            self.fields[c] = np.clip(sdf, -50.0, 50.0).astype(np.float32)
         self.ice = masks.ice
 
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
-        mx = xy[:, 0].astype(np.float32).reshape(1, -1)
-        my = xy[:, 1].astype(np.float32).reshape(1, -1)
-        out = cv2.remap(self.fields[colour], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                        borderValue=(50.0, 0.0, 0.0)).reshape(-1, 3)
-        sign = np.where(out[:, 0] < 0, -1.0, 1.0).astype(np.float32)
-        return out * sign[:, None]
+        # Value and central differences (±0.5 px) in one remap of 5 points each.
+        n = len(xy)
+        offs = np.array([[0, 0], [0.5, 0], [-0.5, 0], [0, 0.5], [0, -0.5]], np.float32)
+        pts = (xy[None, :, :].astype(np.float32) + offs[:, None, :]).reshape(-1, 2)
+        v = cv2.remap(self.fields[colour], pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=50.0).reshape(5, n)
+        sign = np.where(v[0] < 0, -1.0, 1.0).astype(np.float32)
+        return np.stack([v[0], v[1] - v[2], v[3] - v[4]], axis=1) * sign[:, None]
 
 
 @dataclass
@@ -287,6 +286,7 @@ class Calibrator:
         self._hist: np.ndarray | None = None
         self._G_smooth: np.ndarray | None = None
         self._kappa = np.zeros(2)  # radial distortion (k1, k2) on half-diagonal-normalised radius
+        self._ice: tuple[np.ndarray, float] | None = None
         self._size: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ public
@@ -294,6 +294,7 @@ class Calibrator:
         """Forget the temporal state (next frame is registered cold)."""
         self._G = self._gray = self._hist = self._G_smooth = None
         self._kappa = np.zeros(2)
+        self._ice = None
 
     def update(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationResult:
         """Calibrate one frame.
@@ -322,7 +323,10 @@ class Calibrator:
         hist = cv2.normalize(hist, None).ravel()
         cut = self._hist is not None and cv2.compareHist(self._hist, hist, cv2.HISTCMP_CORREL) < 0.7
 
-        masks = segment_markings(proc)
+        # The ice colour is re-estimated every 10th frame and after a cut.
+        hint = self._ice if (self._ice is not None and not cut and frame_index % 10) else None
+        masks = segment_markings(proc, ice_hint=hint)
+        self._ice = (masks.ice_lab, masks.chroma_spread) if masks.has_ice else None
         targets = _FrameTargets(masks)
         n_paint = targets.n_target["red"] + targets.n_target["blue"]
         if not masks.has_ice or n_paint < 40:
@@ -337,8 +341,8 @@ class Calibrator:
             if self._G is not None and not cut:
                 G_pred = self._flow_predict(self._gray, gray, self._G, self._kappa, targets)
                 if G_pred is not None:
-                    G, kappa = self._refine(G_pred, targets, taus=(6.0, 3.0, 2.0), iters_per_tau=3,
-                                            kappa=self._kappa, fit_kappa=True, kappa_weight=3e4)
+                    G, kappa = self._refine(G_pred, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2,
+                                            kappa=self._kappa, fit_kappa=True, kappa_weight=3e4, step=2)
                     sc = self._score(G, targets, kappa=kappa)
                     if sc.quality >= self.min_quality:
                         result = (G, kappa, sc, "track")
@@ -599,7 +603,7 @@ class Calibrator:
 
     def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3,
                 kappa: np.ndarray | None = None, fit_kappa: bool = False,
-                kappa_weight: float = 1e4) -> tuple[np.ndarray, np.ndarray]:
+                kappa_weight: float = 1e4, step: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Gauss–Newton on the truncated distance-transform residual.
 
         Optimises the 8 homography parameters (and, with ``fit_kappa``, the two
@@ -625,7 +629,7 @@ class Calibrator:
                 Jtr = np.zeros(n_par)
                 n_used = 0
                 for col in COLOURS:
-                    idx, p, p_u = self._visible(G, targets, col, kappa=kappa, with_undistorted=True)
+                    idx, p, p_u = self._visible(G, targets, col, step=step, kappa=kappa, with_undistorted=True)
                     if len(idx) == 0:
                         continue
                     f = targets.sample(col, p)
