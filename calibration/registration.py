@@ -232,6 +232,13 @@ class _FrameTargets:
             self.fields[c] = np.clip(sdf, -50.0, 50.0).astype(np.float32)
         self.ice = masks.ice
 
+    def distance(self, colour: str, xy: np.ndarray) -> np.ndarray:
+        """(N,) unsigned edge distance (px) at sub-pixel points (N, 2)."""
+        v = cv2.remap(self.fields[colour], xy[:, 0].astype(np.float32).reshape(1, -1),
+                      xy[:, 1].astype(np.float32).reshape(1, -1), cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=50.0)
+        return np.abs(v.ravel())
+
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
         # Value and central differences (±0.5 px) in one remap of 5 points each.
@@ -421,14 +428,15 @@ class Calibrator:
             return None
         scored = []
         for G in cands:
-            sc = self._score(G, targets, tau=4.0, step=4, precision=False)
+            sc = self._score(G, targets, tau=4.0, step=8, precision=False)
             # Matched samples, not the matched share: a hypothesis that zooms onto
             # the detected lines alone matches a large share of very little.
             scored.append((sc.n_inliers * sc.recall, G))
         scored.sort(key=lambda t: -t[0])
         best = None
-        for _, G in scored[:4]:
-            G, _ = self._refine(G, targets, taus=(15.0, 8.0, 4.0, 2.0), iters_per_tau=4)
+        for _, G in scored[:3]:
+            G, _ = self._refine(G, targets, taus=(15.0, 8.0), iters_per_tau=4, step=3)
+            G, _ = self._refine(G, targets, taus=(4.0, 2.0), iters_per_tau=3)
             sc = self._score(G, targets)
             if best is None or sc.quality > best[2].quality:
                 best = (G, np.zeros(2), sc, "cold")
@@ -687,10 +695,12 @@ class Calibrator:
             idx = idx * step
             if len(idx) == 0:
                 continue
-            d = targets.sample(c, p)[:, 0]
+            d = targets.distance(c, p)
             inl = d < tau
             n_vis += len(idx)
             n_in += int(inl.sum())
+            if not precision:
+                continue
             owners = self.model.owner[c][idx]
             for o, ok in zip(*np.unique(owners, return_counts=True)):
                 hits.setdefault(int(o), [0, 0])[1] += int(ok)
