@@ -120,13 +120,16 @@ class Observations:
         return self.blades_rink_m.mean(axis=2)
 
     def touch_frames(self) -> np.ndarray:
-        """(K,) frame indices with a touch, ascending (cached while ``touch_player`` is unchanged)."""
+        """(K,) frame indices with a touch, ascending.
+
+        Cached per ``touch_player`` array: replace the array (do not edit it in place)
+        to change touches.
+        """
         cache = self.__dict__.get("_touch_cache")
-        if cache is None or cache[0] is not self.touch_player or cache[1] != self.touch_player.sum():
-            cache = (self.touch_player, int(self.touch_player.sum()),
-                     np.nonzero(self.touch_player >= 0)[0])
+        if cache is None or cache[0] is not self.touch_player:
+            cache = (self.touch_player, np.nonzero(self.touch_player >= 0)[0])
             self.__dict__["_touch_cache"] = cache
-        return cache[2]
+        return cache[1]
 
     def puck_velocity_mps(self) -> np.ndarray:
         """(F, 2) central-difference puck velocity, m/s, NaN where undefined."""
@@ -255,12 +258,12 @@ class Observations:
                   player_ids=ids, player_team=np.array(team, dtype="<U4"),
                   player_role=np.array(role, dtype="<U10"), blades_rink_m=blades,
                   footprints_rink_m=feet)
-        _fill_puck_gaps(obs, max_gap)
+        noise = _estimate_noise(obs)
+        obs.noise_estimate_m = noise
+        _fill_puck_gaps(obs, max_gap, noise)
         for k in range(P):
             for j in range(2):
                 _fill_gaps_linear(obs.blades_rink_m[k, :, j], max_gap)
-        noise = _estimate_noise(obs)
-        obs.noise_estimate_m = noise
         obs.sigma_m = np.hypot(sigma_raw, noise)
         if infer_touches is None:
             infer_touches = not any_touch
@@ -325,8 +328,13 @@ def _fill_gaps_linear(a: np.ndarray, max_gap: int) -> np.ndarray:
     return filled
 
 
-def _fill_puck_gaps(obs: Observations, max_gap: int) -> None:
-    """Interpolate short puck gaps where no touch or deflection can hide inside."""
+def _fill_puck_gaps(obs: Observations, max_gap: int, noise_m: float = 0.0) -> None:
+    """Interpolate short puck gaps where no touch or deflection can hide inside.
+
+    The velocities before and after the gap (over up to 4 frames each) must agree
+    with each other and with the chord across the gap within 3 m/s plus what the
+    track's noise allows; otherwise a bounce or deflection may hide in the gap.
+    """
     p = obs.puck_xy_rink_m
     miss = ~np.isfinite(p).all(axis=1)
     dt = obs.dt_s
@@ -335,12 +343,14 @@ def _fill_puck_gaps(obs: Observations, max_gap: int) -> None:
             continue
         if np.any(obs.touch_player[s - 1:e + 1] >= 0):
             continue  # a touch at or inside the gap: the path is not a straight line
-        # Velocity before and after must agree, else a bounce/deflection is hidden.
-        if s >= 2 and e + 1 < len(p) and np.isfinite(p[s - 2]).all() and np.isfinite(p[e + 1]).all():
-            v0 = (p[s - 1] - p[s - 2]) / dt
-            v1 = (p[e + 1] - p[e]) / dt
+        m0 = next((m for m in (4, 3, 2, 1) if s - 1 - m >= 0 and np.isfinite(p[s - 1 - m]).all()), 0)
+        m1 = next((m for m in (4, 3, 2, 1) if e + m < len(p) and np.isfinite(p[e + m]).all()), 0)
+        if m0 and m1:
+            v0 = (p[s - 1] - p[s - 1 - m0]) / (m0 * dt)
+            v1 = (p[e + m1] - p[e]) / (m1 * dt)
             v_gap = (p[e] - p[s - 1]) / ((e - s + 1) * dt)
-            if np.linalg.norm(v1 - v0) > 3.0 or np.linalg.norm(v_gap - 0.5 * (v0 + v1)) > 3.0:
+            tol = 3.0 + 4.0 * noise_m * np.sqrt(2.0) / (min(m0, m1) * dt)
+            if np.linalg.norm(v1 - v0) > tol or np.linalg.norm(v_gap - 0.5 * (v0 + v1)) > tol:
                 continue
         w = (np.arange(s, e) - (s - 1)) / (e - (s - 1))
         p[s:e] = p[s - 1] + w[:, None] * (p[e] - p[s - 1])

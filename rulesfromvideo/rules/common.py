@@ -122,24 +122,23 @@ def up_crossings(s: np.ndarray, t_s: np.ndarray, rearm_m: float = 0.0) -> list[C
     After a crossing, another one counts only once ``s < -rearm_m`` again
     (hysteresis against jitter of a noisy track). NaN frames break the signal.
     """
+    s = np.asarray(s, float)
+    if len(s) < 2:
+        return []
+    a, b = s[:-1], s[1:]
+    with np.errstate(invalid="ignore"):
+        cand = np.nonzero(np.isfinite(a) & np.isfinite(b) & (a < 0) & (b >= 0))[0]
+        below = np.where(np.isfinite(s) & (s < -rearm_m), np.arange(len(s)), -1)
+    last_below = np.maximum.accumulate(below)
     out: list[Crossing] = []
-    armed = True
-    seen_neg = False
-    for i in range(len(s) - 1):
-        a, b = s[i], s[i + 1]
-        if not np.isfinite(a):
-            continue
-        if a < -rearm_m:
-            armed = True
-        if a < 0:
-            seen_neg = True
-        if not np.isfinite(b):
-            continue
-        if armed and seen_neg and a < 0 <= b:
-            frac = float(-a / (b - a)) if b != a else 1.0
-            out.append(Crossing(i, frac, float(t_s[i] + frac * (t_s[i + 1] - t_s[i]))))
-            armed = rearm_m <= 0
-            seen_neg = False
+    prev = -1
+    for i in cand:
+        if prev >= 0 and last_below[i] <= prev:
+            continue  # not re-armed since the previous crossing
+        ai, bi = s[i], s[i + 1]
+        frac = float(-ai / (bi - ai)) if bi != ai else 1.0
+        out.append(Crossing(int(i), frac, float(t_s[i] + frac * (t_s[i + 1] - t_s[i]))))
+        prev = int(i)
     return out
 
 
@@ -243,16 +242,16 @@ def controller_at(obs: Observations, i: int) -> int | None:
 def _moves_with(obs: Observations, k: int, i: int) -> bool:
     """Puck within ``HOLD_REACH_M`` of player ``k`` on frame ``i`` and moving with him."""
     p = obs.puck_xy_rink_m
-    mid = obs.blades_rink_m[k].mean(axis=1)  # (F, 2)
-    if not (np.isfinite(p[i]).all() and np.isfinite(mid[i]).all()):
-        return False
-    if np.linalg.norm(p[i] - mid[i]) > HOLD_REACH_M:
-        return False
     j0, j1 = max(0, i - 2), min(obs.n_frames - 1, i + 2)
+    mid = obs.blades_rink_m[k, [j0, i, j1]].mean(axis=1)  # (3, 2): frames j0, i, j1
+    if not (np.isfinite(p[i]).all() and np.isfinite(mid[1]).all()):
+        return False
+    if np.linalg.norm(p[i] - mid[1]) > HOLD_REACH_M:
+        return False
     if j1 == j0:
         return True
     vp = (p[j1] - p[j0]) / (obs.t_s[j1] - obs.t_s[j0])
-    vm = (mid[j1] - mid[j0]) / (obs.t_s[j1] - obs.t_s[j0])
+    vm = (mid[2] - mid[0]) / (obs.t_s[j1] - obs.t_s[j0])
     if not (np.isfinite(vp).all() and np.isfinite(vm).all()):
         return False
     # Noise in the two velocities must not hide the relative motion.

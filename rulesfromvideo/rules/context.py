@@ -35,6 +35,7 @@ class RuleContext:
     attack: dict[str, int] = field(default_factory=dict)
     puck_radius_m: float = PUCK_RADIUS_M
     faceoff_spots_xy: np.ndarray | None = None
+    cache: dict = field(default_factory=dict)
 
     @classmethod
     def build(cls, obs: Observations, game, rink) -> RuleContext:

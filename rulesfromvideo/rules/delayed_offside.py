@@ -87,7 +87,10 @@ def delayed_offside(ctx: RuleContext, entry: dict[str, Any], end: int) -> list[d
                       {"entry_t": t0, "defender_touch": {"player": obs.player_ids[k],
                                                          "t": float(obs.t_s[nt])}})]
     # Nullification candidates after the entry.
-    m, present = _max_depth_track(ctx, end, att)
+    key = ("max_depth", end, att)
+    if key not in ctx.cache:
+        ctx.cache[key] = _max_depth_track(ctx, end, att)
+    m, present = ctx.cache[key]
     seg = slice(i0 + 1, obs.n_frames)
     ts = obs.t_s[seg]
     rearm = ctx.rearm_m()

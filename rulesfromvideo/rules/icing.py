@@ -124,8 +124,8 @@ def interp_time_blade_mid(obs, k: int, t: float) -> np.ndarray:
     x = (t - obs.t_s[0]) * obs.fps
     i = int(np.clip(np.floor(x), 0, obs.n_frames - 2))
     f = float(np.clip(x - i, 0, 1))
-    m = obs.blades_rink_m[k, :, :, :].mean(axis=1)
-    return m[i] + f * (m[i + 1] - m[i])
+    m = obs.blades_rink_m[k, i:i + 2].mean(axis=1)  # (2, 2): frames i, i + 1
+    return m[0] + f * (m[1] - m[0])
 
 
 def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool | None, float]:
@@ -138,7 +138,9 @@ def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool 
     for k in team_players(obs, dfn):
         if obs.player_role[k] != "goalkeeper":
             continue
-        mid = obs.blades_rink_m[k].mean(axis=1)
+        lo, hi = max(0, i_c - n), min(obs.n_frames, i_x + n + 1)
+        mid = np.full((obs.n_frames, 2), np.nan)
+        mid[lo:hi] = obs.blades_rink_m[k, lo:hi].mean(axis=1)
         for f in range(i_c, i_x + 1):
             a, b = max(0, f - n), min(obs.n_frames - 1, f + n)
             if not (np.isfinite(mid[[a, b, f]]).all() and np.isfinite(obs.puck_xy_rink_m[f]).all()):
