@@ -15,9 +15,11 @@ Method (work resolution of the ice model, usually half the frame):
 4. Merged blobs (players side by side) are split at the emptiest column when
    the blob is much wider than one sledge at that distance and its column
    profile has a clear valley.
-5. The ground contact is the bottom of the blob: the lowest foreground rows,
-   their mean column. Mapped to the rink on the ice plane it is the nearest
-   point of the sledge to the camera; the tracker turns it into blade points.
+5. The ground contact is the bottom of the blob below the body (the tallest
+   columns: torso and helmet), since the blades sit under the seat; the blob's
+   lowest pixel is often a stick blade or the front of the sledge. Mapped to the
+   rink on the ice plane it is the seat's edge nearest the camera; the tracker
+   turns it into blade points.
 
 Detections carry ``contact_xy_px`` (N, 2) full-resolution px and
 ``contact_rink_m`` (N, 2), plus the torso box used for the team colour.
@@ -52,7 +54,8 @@ class PlayerDetectorConfig:
         split_width_factor: split a blob wider than this many single-player widths.
         valley_frac: a split column must hold less than this fraction of the blob's median column count.
         line_gap_m: widest marking gap to rejoin across (a 30 cm blue/red line plus slack).
-        bottom_rows_frac: the contact is averaged over the lowest rows, this fraction of the blob height.
+        min_height_frac: a blob lower than this fraction of a seated player's height at its
+            spot is paint on the ice (a logo) or debris, not a player.
     """
 
     min_area_frac: float = 0.12
@@ -60,7 +63,7 @@ class PlayerDetectorConfig:
     split_width_factor: float = 1.6
     valley_frac: float = 0.45
     line_gap_m: float = 0.4
-    bottom_rows_frac: float = 0.12
+    min_height_frac: float = 0.4
 
 
 class PlayerDetector:
@@ -121,16 +124,17 @@ class PlayerDetector:
                 top, bot = int(rows[0]), int(rows[-1])
                 cols = np.nonzero(sub.any(axis=0))[0]
                 a = int(sub.sum())
-                nb = max(1, int(round(cfg.bottom_rows_frac * (bot - top + 1))))
-                band = sub[bot - nb + 1 : bot + 1]
-                bx = np.nonzero(band)[1]
-                contact_work = np.array([[px0 + float(bx.mean()), y + bot + 0.5]])
+                contact_work = self._contact(sub, px0, y)
                 contact_full = scene.to_full(contact_work)
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
                 if not ok[0]:
                     continue
                 exp_area, exp_w = self._expected(scene, contact_rink)
                 if a < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
+                    continue
+                # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
+                exp_h = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
+                if bot - top + 1 < cfg.min_height_frac * exp_h:
                     continue
                 x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
                 boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area)))
@@ -251,6 +255,24 @@ class PlayerDetector:
             return [(x, x + w)]
         edges = [0] + cuts + [w]
         return [(x + e0, x + e1) for e0, e1 in zip(edges, edges[1:]) if e1 - e0 >= 2]
+
+    @staticmethod
+    def _contact(sub: np.ndarray, x_off: int, y_off: int) -> np.ndarray:
+        """(1, 2) work px ground contact of one player's blob mask ``sub`` (rows × columns).
+
+        The body (torso and helmet) is the tallest part of the blob; the blades sit
+        under the seat, straight below it. So the contact is the bottom of the blob
+        within the body's columns (columns at least 70 % as full as the fullest), not
+        the blob's lowest pixel, which is often a stick blade or the sledge's front.
+        """
+        counts = sub.sum(axis=0).astype(np.float64)
+        k = 3 if len(counts) >= 6 else 1
+        smooth = np.convolve(counts, np.ones(k) / k, mode="same")
+        body = np.nonzero(smooth >= 0.7 * smooth.max())[0]
+        cx = float(np.average(body, weights=smooth[body]))
+        bottoms = np.array([np.nonzero(sub[:, c])[0][-1] for c in body if counts[c] > 0])
+        by = float(np.percentile(bottoms, 75)) if len(bottoms) else float(sub.shape[0] - 1)
+        return np.array([[x_off + cx, y_off + by + 0.5]])
 
     @staticmethod
     def _torso_boxes(scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:

@@ -15,7 +15,8 @@ Method (all thresholds relative to the scene):
    candidates. The expected puck size at each candidate comes from the camera
    recovered from ``rink_from_image`` (a 7.62 cm × 2.54 cm cylinder), so a blob
    far off that size (stick, skate blade line, jersey digit) scores low.
-4. Each candidate is scored by contrast, size match, compactness, isolation
+4. Each candidate is scored by contrast (local and against the ice), neutral
+   colour (black rubber, not a tinted stick blade), size match, compactness, isolation
    (how much of a ring around it looks like ice — a digit on a jersey is not
    surrounded by ice) and motion: the darkness at the same rink spot in the
    previous frame (mapped through both frames' homographies, so a panning
@@ -165,19 +166,67 @@ class PuckDetector:
         thr = cv2.multiply(cv2.max(bg, floor), cfg.dark_ratio_min)
         cand = cv2.compare(dark, thr, cv2.CMP_GT)
         cand &= ice
-        cand &= cv2.compare(bg, int(0.55 * scene.ice_v_full), cv2.CMP_GT)
+        rows_out = self._candidates(cand, crop, v, bg, dark, floor, scene, x0, y0, Wf, Hf, k, prev_v, prev_cam)
+        if not rows_out:
+            return _empty()
+        arr = np.asarray(rows_out, dtype=np.float64)
+        order = np.argsort(-arr[:, 2], kind="stable")
+        keep_rows: list[int] = []
+        for i in order:
+            if all(np.hypot(*(arr[i, :2] - arr[j, :2])) > 2.0 for j in keep_rows):
+                keep_rows.append(i)
+            if len(keep_rows) >= cfg.max_candidates:
+                break
+        arr = arr[keep_rows]
+        return Detections.from_centers(
+            arr[:, 0:2],
+            arr[:, 8:10],
+            np.clip(arr[:, 2], 0.0, 1.0),
+            class_id=PUCK,
+            xy_rink_m=arr[:, 10:12],
+            area_px=arr[:, 3],
+            expected_area_px=arr[:, 4],
+            contrast=arr[:, 5],
+            isolation=arr[:, 6],
+            motion=arr[:, 7],
+        )
+
+    def _candidates(self, cand, crop, v, bg, dark, floor, scene, x0, y0, Wf, Hf, k, prev_v, prev_cam) -> list[tuple]:
+        """Score the blobs of one candidate mask; rows (cx, cy, score, area, expected area,
+        contrast, isolation, motion, w, h, x_rink, y_rink)."""
+        cfg = self.config
+        cam = scene.cam
         n, labels, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=8)
         if n <= 1:
-            return _empty()
+            return []
+        # Vectorised pre-filter on all blobs (a textured ice or a busy frame gives hundreds):
+        # plausible size for a puck at the blob's spot, compact, and really dark somewhere.
         idx = np.arange(1, n)
         area = stats[idx, cv2.CC_STAT_AREA].astype(np.float64)
-        keep = area >= cfg.min_area_px
-        # Upper bound before the (costlier) per-blob work: larger than any plausible puck in this crop.
-        area_exp_max, _ = self.expected_size_px(cam, probe_rink)
-        keep &= area <= cfg.area_ratio_range[1] * area_exp_max.max() + 4
+        bw = stats[idx, cv2.CC_STAT_WIDTH].astype(np.float64)
+        bh = stats[idx, cv2.CC_STAT_HEIGHT].astype(np.float64)
+        keep = (area >= cfg.min_area_px) & (np.maximum(bw, bh) <= 4.0 * k)
+        # Blobs cut by the image border: the closing is unreliable there and the puck incomplete.
+        sx, sy = stats[idx, cv2.CC_STAT_LEFT] + x0, stats[idx, cv2.CC_STAT_TOP] + y0
+        keep &= (sx > 1) & (sy > 1) & (sx + bw < Wf - 1) & (sy + bh < Hf - 1)
+        idx, area, bw, bh = idx[keep], area[keep], bw[keep], bh[keep]
+        if len(idx) == 0:
+            return []
+        c_rink, okc = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
+        a_exp_v, ext_v = self.expected_size_px(cam, c_rink)
+        lo, hi = cfg.area_ratio_range
+        keep = okc & (area >= lo * a_exp_v - 1.0) & (area <= hi * a_exp_v + 2.0)
+        keep &= np.maximum(bw, bh) <= 2.0 * (1.6 * ext_v + 2.0)
         idx = idx[keep]
         if len(idx) == 0:
-            return _empty()
+            return []
+        on = cand > 0
+        min_v_all = np.full(n, 255, dtype=np.uint8)
+        np.minimum.at(min_v_all, labels[on], v[on])
+        min_v = min_v_all[idx].astype(np.float64)
+        idx = idx[min_v < (1.0 - 0.45) * scene.ice_v_full]
+        if len(idx) == 0:
+            return []
 
         rows_out: list[tuple] = []
         for i in idx:
@@ -211,6 +260,14 @@ class PuckDetector:
             absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
             if _on_marking(scene, cx, cy):
                 absdark *= absdark
+            # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
+            # unlike a tinted stick blade or dark jersey trim.
+            px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
+            neutral = 1.0
+            if px is not None and len(px):
+                dark_half = px[np.argsort(px.max(axis=1))[: max(1, len(px) // 2)]]
+                spread = float(np.median(dark_half.max(axis=1) - dark_half.min(axis=1)))
+                neutral = float(np.clip(1.0 - (spread - 12.0) / 40.0, 0.0, 1.0))
             # Compactness: the blob should fit in a box a little larger than the puck.
             extent = max(w, h)
             lim = 1.6 * ext_i + 2.0
@@ -219,27 +276,11 @@ class PuckDetector:
             mot = 0.0
             if prev_v is not None:
                 mot = _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext_i)
-            score = (0.35 + 0.65 * contrast) * absdark * size_score * compact * (0.15 + 0.85 * iso) * (0.8 + 0.2 * mot)
+            score = (0.35 + 0.65 * contrast) * absdark * (0.4 + 0.6 * neutral) * size_score * compact * (0.15 + 0.85 * iso) * (0.8 + 0.2 * mot)
             if score < cfg.min_score:
                 continue
             rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink[0, 0], xy_rink[0, 1]))
-        if not rows_out:
-            return _empty()
-        arr = np.asarray(rows_out, dtype=np.float64)
-        order = np.argsort(-arr[:, 2], kind="stable")[: cfg.max_candidates]
-        arr = arr[order]
-        return Detections.from_centers(
-            arr[:, 0:2],
-            arr[:, 8:10],
-            np.clip(arr[:, 2], 0.0, 1.0),
-            class_id=PUCK,
-            xy_rink_m=arr[:, 10:12],
-            area_px=arr[:, 3],
-            expected_area_px=arr[:, 4],
-            contrast=arr[:, 5],
-            isolation=arr[:, 6],
-            motion=arr[:, 7],
-        )
+        return rows_out
 
 
 def max_channel(img_bgr: np.ndarray) -> np.ndarray:
@@ -261,7 +302,11 @@ def _mask_crop(mask_work: np.ndarray, scale: float, x0: int, y0: int, x1: int, y
     """Full-resolution crop of a work-resolution mask (nearest neighbour)."""
     xs = np.clip(((np.arange(x0, x1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[1] - 1)
     ys = np.clip(((np.arange(y0, y1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[0] - 1)
-    return mask_work[np.ix_(ys, xs)]
+    # Nearest-neighbour upsampling as a remap of the covered work-resolution block (fast in OpenCV).
+    block = mask_work[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
+    map_x = np.broadcast_to((xs - xs[0]).astype(np.float32)[None, :], (len(ys), len(xs)))
+    map_y = np.broadcast_to((ys - ys[0]).astype(np.float32)[:, None], (len(ys), len(xs)))
+    return cv2.remap(block, np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.INTER_NEAREST)
 
 
 def _on_marking(scene: IceScene, cx: float, cy: float) -> bool:

@@ -30,14 +30,16 @@ in rink metres rather than image IoU makes it indifferent to camera pans and
 zooms. (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
 old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.)
 
-Blades: the detector gives the blob's ground contact — the sledge's point
-nearest the camera. The seat lies beyond it, away from the camera, by half the
-sledge's extent along the view direction (with the heading from the track
-velocity when the player moves, else the mean over headings); the two blade
-points are placed ±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across
-the heading (across the view when the heading is unknown). Expected error:
-~10–20 cm along the view direction (heading, sledge size and posture vary) and
-≤ 12 cm across it; see ``docs/vision.md`` for measured figures.
+Blades: the detector gives the ground point under the player's body (the
+bottom of the blob within its tallest columns — the blades sit under the seat,
+whatever way the sledge points, while the blob's lowest pixel is often a stick
+or the sledge's front). The blade centre is ``SEAT_BEYOND_CONTACT_M`` beyond it
+along the view direction, and the two blade points are placed
+±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across the heading from
+the track velocity (across the view when the player stands still). Expected
+error: ~18 cm (1σ) along the view direction — a pixel of the seat's bottom edge
+spans many centimetres of depth for a low camera — and ~9 cm across it; see
+``docs/vision.md`` for measured figures.
 
 Vision never knows rules: nothing here decides zones, offside or goals.
 """
@@ -53,13 +55,18 @@ from scipy.optimize import linear_sum_assignment
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
-from vision.players import SLEDGE_LENGTH_M, SLEDGE_WIDTH_M, PlayerDetector
+from vision.players import PlayerDetector
 from vision.puck import PuckDetector, max_channel
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 BLADE_HALF_GAP_M = 0.125
-# Seat (blade centre) behind the sledge's footprint centre, along the heading, metres.
-SEAT_BEHIND_CENTRE_M = 0.2
+# Blade centre beyond the detected contact point, along the view direction, metres. The
+# contact is the bottom of the blob under the body, i.e. the seat's near edge; measured on
+# 343 simulated player views (broadcast and blue-line cameras, all headings): −0.045 ± 0.18 m
+# along the view, 0.00 ± 0.09 m across it, independent of the heading (the blades sit under
+# the body whatever way the sledge points). Negative: the blob's bottom lies slightly beyond
+# the blades (the sledge frame's shadow and the mask's opening shift it up the image).
+SEAT_BEYOND_CONTACT_M = -0.045
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 
 
@@ -131,6 +138,8 @@ class PlayerTrack:
     role: str = "skater"
     goal_end: int | None = None  # the goal a goalkeeper stands in front of
     role_frames: int = 0
+    birth_xy: np.ndarray | None = None
+    max_disp_m: float = 0.0  # farthest distance from the birth position, m
 
 
 class PlayerTracker:
@@ -144,10 +153,12 @@ class PlayerTracker:
         confirm_hits: hits that confirm a tentative track.
         max_coast_s: a track unmatched for longer is deleted.
         output_coast_s: a confirmed track unmatched for at most this long is still reported.
+        min_move_m: a track without a jersey colour is reported once it has moved this far.
     """
 
     def __init__(self, fps: float, gate_m: float = 1.2, team_penalty_m: float = 0.8, high_conf: float = 0.45,
-                 confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3) -> None:
+                 confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3,
+                 min_move_m: float = 0.5) -> None:
         self.dt = 1.0 / float(fps)
         self.gate_m = gate_m
         self.team_penalty_m = team_penalty_m
@@ -155,6 +166,7 @@ class PlayerTracker:
         self.confirm_hits = confirm_hits
         self.max_coast = max(1, int(round(max_coast_s * fps)))
         self.output_coast = max(0, int(round(output_coast_s * fps)))
+        self.min_move_m = min_move_m
         self.tracks: list[PlayerTrack] = []
         self._next_id = 1
 
@@ -217,6 +229,7 @@ class PlayerTracker:
             tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0))
             self._vote(tr, teams[j], team_conf[j])
             tr.last_contact = xy[j].copy()
+            tr.birth_xy = xy[j].copy()
             self._next_id += 1
             self.tracks.append(tr)
             assigned[j] = tr.id
@@ -229,6 +242,8 @@ class PlayerTracker:
         tr.age += 1
         tr.misses = 0
         tr.last_contact = xy.copy()
+        if tr.birth_xy is not None:
+            tr.max_disp_m = max(tr.max_disp_m, float(np.linalg.norm(xy - tr.birth_xy)))
         if tr.hits >= self.confirm_hits:
             tr.confirmed = True
         v = tr.kf.v
@@ -244,34 +259,35 @@ class PlayerTracker:
         tr.votes.add(TeamAssignment(team, conf, None))
 
     def reported(self) -> list[PlayerTrack]:
-        """Confirmed tracks matched within the last ``output_coast`` frames."""
-        return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast]
+        """Confirmed tracks matched within the last ``output_coast`` frames.
+
+        A track that has neither a jersey colour nor ever moved (``min_move_m``) is not
+        reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player.
+        """
+        return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast
+                and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m)]
 
 
 def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
                         heading: np.ndarray | None) -> np.ndarray:
-    """Blade points from a sledge's ground contact (see module doc).
+    """Blade points from a sledge's ground contact under the body (see module doc).
 
     Args:
-        contact_xy_rink_m: (2,) the sledge's point nearest the camera, m.
+        contact_xy_rink_m: (2,) ground point below the player's body on the seat's near
+            edge (``vision.players``), m.
         away_dir: (2,) unit ground direction from the camera through that point.
         heading: (2,) unit direction of travel, or None.
 
     Returns:
-        (2, 2) blade contact points (left, right of the heading), m.
+        (2, 2) blade contact points (left, right of the heading; of the view when the
+        heading is unknown), m.
     """
     d = np.asarray(away_dir, dtype=np.float64)
+    seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * SEAT_BEYOND_CONTACT_M
     if heading is None:
-        # Mean half-extent of an L × W rectangle along a random direction: (L + W) / π.
-        half = (SLEDGE_LENGTH_M + SLEDGE_WIDTH_M) / np.pi
-        seat = contact_xy_rink_m + d * half
         left = np.array([-d[1], d[0]])
     else:
         h = np.asarray(heading, dtype=np.float64)
-        cos_phi = abs(float(h @ d))
-        sin_phi = np.sqrt(max(0.0, 1.0 - cos_phi**2))
-        half = 0.5 * (SLEDGE_LENGTH_M * cos_phi + SLEDGE_WIDTH_M * sin_phi)
-        seat = contact_xy_rink_m + d * half - h * SEAT_BEHIND_CENTRE_M
         left = np.array([-h[1], h[0]])
     return np.stack([seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left])
 

@@ -49,9 +49,9 @@ class Drawer:
         x, y = xy
         c, s = np.cos(heading), np.sin(heading)
         fwd, left = np.array([c, s]), np.array([-s, c])
-        # Sledge footprint 1.1 m × 0.5 m, seat (blades) 0.25 m behind its centre.
+        # Sledge 1.1 m × 0.3 m, seat (blades) 0.25 m behind its centre, under the torso.
         centre = np.array([x, y]) + 0.25 * fwd
-        corners = [centre + a * 0.55 * fwd + b * 0.25 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+        corners = [centre + a * 0.55 * fwd + b * 0.15 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
         self._poly(img, [[*p, 0.0] for p in corners] + [[*p, 0.12] for p in corners], sled)
         torso = [np.array([x, y]) + a * 0.15 * fwd + b * 0.22 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
         self._poly(img, [[*p, 0.12] for p in torso] + [[*p, 0.85] for p in torso], color_bgr)

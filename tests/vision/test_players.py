@@ -49,7 +49,8 @@ def test_player_on_a_line_of_his_own_colour_stays_one_blob(kit):
 
 
 def test_blade_points_from_contact(kit):
-    players = {1: ((3.0, 2.0), 0.0, HOME), 2: ((-2.0, -3.0), np.pi / 2, AWAY), 3: ((8.0, 5.0), 1.0, AWAY)}
+    players = {1: ((3.0, 2.0), 0.0, HOME), 2: ((-2.0, -3.0), np.pi / 2, AWAY), 3: ((8.0, 5.0), 1.0, AWAY),
+               4: ((-6.0, 1.0), np.pi, HOME)}
     det, _, blades, pc = _detect(kit, players)
     errs = []
     for pid, (xy, heading, _) in players.items():
@@ -61,9 +62,12 @@ def test_blade_points_from_contact(kit):
         truth = blades[pid]
         e = min(np.linalg.norm(est - truth, axis=1).max(), np.linalg.norm(est[::-1] - truth, axis=1).max())
         errs.append(e)
-    # Drawn sledges are 1.1 m × 0.5 m with the seat 0.25 m behind centre; the estimate
-    # assumes 0.2 m: a few centimetres of model error plus the blob's pixel quantisation.
-    assert max(errs) < 0.3
+    # The contact is the bottom of the blob under the torso. Side-on (headings 0, π: the usual
+    # broadcast view) that is the seat's near edge, 0.15 m before the blades of this 0.3 m
+    # wide drawn sledge; pointing along the view it is the sledge's near end (0.3 m behind
+    # the blades here): the single-view blob approximation documented in vision.tracking.
+    assert errs[0] < 0.3 and errs[3] < 0.3
+    assert max(errs) < 0.5
 
 
 def test_merged_side_by_side_players_are_split(kit):
