@@ -57,7 +57,7 @@ def _mix(a: Any, b: Any, w: float) -> tuple[int, int, int]:
 
 
 def _shade(c: Any, k: float) -> tuple[int, int, int]:
-    return _bgr(np.asarray(c, float) * k)
+    return tuple(int(min(255.0, max(0.0, round(float(v) * k)))) for v in c)
 
 
 # =============================================================== primitives
@@ -856,7 +856,7 @@ class Renderer:
                 targets.append((masks[lab], 255, cv2.LINE_8))
         if pr.kind == "line":
             a, b = xy
-            z = float(np.mean(Pc[:, 2]))
+            z = 0.5 * float(Pc[0, 2] + Pc[-1, 2])
             th = view.f_px * pr.width_m / max(z, _NEAR_M)
             if th < 0.4:
                 return
