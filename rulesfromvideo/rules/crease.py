@@ -120,10 +120,12 @@ def detect_key_violations(ctx: RuleContext) -> list[dict[str, Any]]:
             d = np.stack([point_depth(b[:, j], key) for j in range(2)], axis=1)  # (F, 2)
             dmax = np.max(np.where(np.isfinite(d), d, -np.inf), axis=1)
             sig = obs.sigma_smoothed_m
-            inside = dmax > 0
+            entered = dmax > 0
+            # Once in, the foot stays in until it is decisively out (noise hysteresis).
+            inside = dmax > -K_SIGMA * sig
             f = 1
             while f < obs.n_frames:
-                if inside[f] and not inside[f - 1]:
+                if entered[f] and not entered[f - 1]:
                     a, b_ = dmax[f - 1], dmax[f]
                     t_in = float(obs.t_s[f - 1] + (-a / (b_ - a)) * obs.dt_s) if np.isfinite(a) else float(obs.t_s[f])
                     t_v = t_in + limit
@@ -134,7 +136,12 @@ def detect_key_violations(ctx: RuleContext) -> list[dict[str, Any]]:
                     span = slice(f, fv + 1)
                     if np.all(inside[span]) and np.all(ctrl[span]):
                         depth = float(dmax[fv])
-                        firm = bool(np.all(dmax[span] >= K_SIGMA * sig[span]))
+                        # Decisive when the foot was clearly in at entry + 3 s and never
+                        # possibly out in between.
+                        firm = bool(dmax[fv] >= K_SIGMA * sig[fv] and
+                                    np.all(dmax[span] >= -0.0) if obs.noise_estimate_m < 0.005
+                                    else dmax[fv] >= K_SIGMA * sig[fv] and
+                                    np.mean(dmax[span] > 0) > 0.9)
                         ev = {"player": obs.player_ids[k], "entered_t": t_in, "dwell_s": limit,
                               "decisive_frame": int(obs.frame[fv]),
                               "foot_rink_m": b[fv]}

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
+    HOLD_REACH_M, K_SIGMA, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
     make_event, measured_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -48,6 +48,20 @@ def _carrier_clause(ctx: RuleContext, h: int, hd: dict[str, Any], i: int) -> str
     f = _forward(hd["blades"])
     v = (obs.blades_rink_m[h, i + 1].mean(0) - obs.blades_rink_m[h, i].mean(0)) * obs.fps
     return "903 b3" if bool(np.isfinite(f).all() and float(v @ f) < 0) else "903 d"
+
+
+def _may_control(ctx: RuleContext, k: int, i: int) -> bool:
+    """Whether player ``k`` could be in control of the puck at frame ``i`` given the noise:
+    the puck within stick reach plus 3 sigma, and no team-mate nearer to it."""
+    obs = ctx.obs
+    p = obs.puck_xy_rink_m[i]
+    if not np.isfinite(p).all() or obs.noise_estimate_m < 0.005:
+        return False  # clean tracks: the strict control test is reliable
+    mids = obs.blades_rink_m[:, i].mean(axis=1)
+    d = np.linalg.norm(mids - p, axis=1)
+    d = np.where(np.isfinite(d) & (obs.player_team == obs.player_team[k]), d, np.inf)
+    reach = HOLD_REACH_M + 3.0 * np.sqrt(2.0) * float(obs.sigma_m[i])
+    return bool(d[k] <= reach and int(np.argmin(d)) == k)
 
 
 def entry_crossings(ctx: RuleContext, end: int) -> list[Crossing]:
@@ -169,9 +183,13 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     all_on = all(v["depth"] <= -K_SIGMA * v["sigma"] and v["depth"] < 0 for v in known.values())
     if any_off:
         verdict = "offside"
-        kmax = max((k for k, v in known.items() if v["depth"] >= K_SIGMA * v["sigma"]),
-                   key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
+        off = [k for k, v in known.items() if v["depth"] >= K_SIGMA * v["sigma"] and v["depth"] > 0]
+        kmax = max(off, key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
         margin, sigma = known[kmax]["depth"], known[kmax]["sigma"]
+        if not exempt and all(_may_control(ctx, k, near) for k in off):
+            # 903 d: the only offside players may be the carrier that noise hid.
+            verdict = "inconclusive"
+            ev["reason"] = "the offside player may be the puck carrier (903 d)"
     elif all_on and not missing:
         verdict = "onside"
     else:
