@@ -716,6 +716,10 @@ class Renderer:
             line(tip3 - hdir * 0.04, tip3 + hdir * (0.22 if goalie else 0.16), 0.07 if goalie else 0.045, L.stick_bgr)
             if p.kind != "standing":
                 line(butt, butt + u * 0.045, 0.018, metal)  # picks at the butt end
+            else:  # two hands on the one stick
+                low = hand - u * 0.4
+                line(shoulder[other], low, 0.1, jersey)
+                sph(low, 0.06, (30, 30, 30))
         ca, sa = f[:2], lft[:2]
         ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
         shadow = np.array([[*(shadow_c[:2] + ca * shadow_a * math.cos(t) + sa * shadow_b * math.sin(t)), 0.0]
