@@ -214,3 +214,27 @@ def test_looks_vary_and_held_out_seeds_are_skipped():
     for s in range(30):
         lk = Look.from_seed(s)
         assert 1.17 <= lk.board_height_m <= 1.22 and 0.15 <= lk.kick_plate_height_m <= 0.25
+
+
+@pytest.mark.parametrize("lens", sorted(CAMS))
+def test_goal_line_meets_the_boards_where_the_landmark_projects(lens, clean, rink):
+    # Broadcast-like view of the +x end; the far-side (+y) board base is in view.
+    cam = Camera.from_look_at([12.0, -21.0, 9.0], [18.0, 7.0, 0.0], 50.0, 640, 360, **CAMS[lens])
+    frame, _ = clean.render(SceneState(0.0, None, []), cam)
+    f = frame.astype(np.float64)
+    yellow = np.minimum(f[:, :, 1], f[:, :, 2]) - f[:, :, 0]  # kick plate: R, G high, B low
+    for name in ("goal_line_+x_board_+y", "blue_line_+x_far_board_+y"):
+        xyz = rink.landmarks[name]
+        assert cam.sees(xyz[None], margin_px=20)[0], name
+        u, v = cam.project(xyz[None])[0]
+        # Up the column through the landmark: ice, then the kick plate from the board base.
+        col = yellow[int(v) - 10:int(v) + 11, int(round(u))]
+        rows = np.arange(int(v) - 10, int(v) + 11)
+        half = 0.5 * col.max()
+        k = np.nonzero(col >= half)[0].max()  # lowest kick-plate row
+        edge = rows[k] + (col[k] - half) / (col[k] - col[k + 1])  # sub-pixel crossing (hard edge: ±0.5 px)
+        # The base curve's row at this column (the landmark is on it, at a fractional column).
+        xs = xyz[0] + np.array([-0.1, 0.1])
+        a, b = cam.project(np.array([[x, rink.spec.board_y_at(x), 0.0] for x in xs]))
+        v_col = a[1] + (round(u) - a[0]) * (b[1] - a[1]) / (b[0] - a[0])
+        assert abs(edge - v_col) < 1.0, (name, edge, v_col)
