@@ -8,7 +8,7 @@ homography it builds:
   blue lines, light-blue crease), drawn from the rink model's geometry — the
   home/away jerseys may share the line colours exactly, so markings are found by
   *where* they are, never by colour alone;
-- the ice colour of *this* frame (median Lab of unmarked ice) and a smooth map of
+- the ice colour of *this* frame (median YCrCb of unmarked ice) and a smooth map of
   local ice lightness, so that every threshold downstream is relative to the
   scene (ice tint, lighting gradients, exposure);
 - ``ice_like``: pixels that look like ice or like the marking painted there
@@ -33,16 +33,16 @@ from vision.geometry import PlaneCamera
 
 @dataclass
 class IceConfig:
-    """Relative thresholds of the ice model (Lab in OpenCV's 8-bit scale: L, a, b in 0..255).
+    """Relative thresholds of the ice model (YCrCb, 8-bit: Y, Cr, Cb in 0..255).
 
     Attributes:
         scale: work resolution for colour masks relative to the frame (0.5 = half).
-        chroma_tol: minimum chroma (a, b) distance from the ice colour that counts as
-            not-ice, Lab units; widened by 3 × the ice's own chroma spread.
+        chroma_tol: minimum chroma (Cr, Cb) distance from the ice colour that counts as
+            not-ice (L1 in Cr, Cb × 1.41); widened by 3 × the ice's own chroma spread.
         dark_frac: a pixel darker than (1 - dark_frac) × local ice lightness is not ice
             (0.3 lets soft shadows stay background).
-        bright_tol: pixels brighter than local ice by more than this (L units) are not ice.
-        marking_tol: Lab distance to a marking group's observed colour that still counts
+        bright_tol: pixels brighter than local ice by more than this (Y units) are not ice.
+        marking_tol: per-channel YCrCb slack around the marking–ice colour range that still counts
             as the marking (inside that group's painted area only).
         marking_dilate_px: slack around projected markings for calibration error, work px.
     """
@@ -78,28 +78,32 @@ class IceScene:
         scale: work resolution / frame resolution.
         ice_mask: (h, w) uint8 0/255, ice surface.
         marking_mask: (h, w) uint8 0/255, any marking (dilated by the slack).
-        lab: (h, w, 3) uint8 Lab image.
-        ice_lab: (3,) float median Lab of unmarked ice.
-        ice_L_local: (h, w) float32 local ice lightness, L units.
+        ycc: (h, w, 3) uint8 YCrCb image (Y stands in for lightness, Cr/Cb for chroma).
+        ice_ycc: (3,) float median YCrCb of unmarked ice.
+        ice_L_local: (h, w) float32 local ice luma, Y units.
         ice_like: (h, w) uint8 0/255, background (ice or its painted marking).
         not_plain_ice: (h, w) uint8 0/255, pixels not of the plain ice colour (markings included).
+        ice_mask_full: (H, W) uint8 0/255, ``ice_mask`` at the frame's resolution.
+        small_bgr: (h, w, 3) uint8 the frame at work resolution.
         foreground: (h, w) uint8 0/255, ice_mask & ~ice_like.
         ice_v_full: median HSV value (max channel) of unmarked ice at full resolution, 0..255.
-        marking_lab: observed Lab colour per marking group (rgb key → (3,) or None).
+        marking_ycc: observed YCrCb colour per marking group (rgb key → (3,) or None).
     """
 
     cam: PlaneCamera
     scale: float
     ice_mask: np.ndarray
     marking_mask: np.ndarray
-    lab: np.ndarray
-    ice_lab: np.ndarray
+    ycc: np.ndarray
+    ice_ycc: np.ndarray
     ice_L_local: np.ndarray
     ice_like: np.ndarray
     foreground: np.ndarray
     ice_v_full: float
     not_plain_ice: np.ndarray
-    marking_lab: dict = field(default_factory=dict)
+    ice_mask_full: np.ndarray
+    small_bgr: np.ndarray
+    marking_ycc: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -140,7 +144,9 @@ def build_ice_scene(
     s = cfg.scale
     w, h = max(1, int(round(Wf * s))), max(1, int(round(Hf * s)))
     small = cv2.resize(frame_bgr, (w, h), interpolation=cv2.INTER_AREA) if s != 1.0 else frame_bgr
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    # YCrCb: a linear transform, several times cheaper than Lab; luma Y stands in for
+    # lightness and (Cr, Cb) for chroma. Team colours are compared in Lab (on few pixels).
+    ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
 
     work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None, w, h)
     visible = work_cam.visible_ground(margin_px=4.0)
@@ -157,24 +163,27 @@ def build_ice_scene(
         group_masks.append((rgb, m))
         marking_mask |= m
     marking_dil = cv2.dilate(marking_mask, kernel)
+    ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
 
     # Ice colour of this frame from unmarked ice (subsampled for speed).
     clean = (ice_mask > 0) & (marking_dil == 0)
     sub = clean[::3, ::3]
-    pix = lab[::3, ::3][sub]
+    pix = ycc[::3, ::3][sub]
+    if len(pix) > 4000:
+        pix = pix[:: len(pix) // 4000]
     if len(pix) < 30:
-        pix = lab[ice_mask > 0] if np.count_nonzero(ice_mask) else lab.reshape(-1, 3)
-    ice_lab = np.median(pix.reshape(-1, 3), axis=0).astype(np.float64)
-    ab_spread = np.median(np.abs(pix[:, 1:].astype(np.float64) - ice_lab[1:]), axis=0) * 1.4826
+        pix = ycc[ice_mask > 0] if np.count_nonzero(ice_mask) else ycc.reshape(-1, 3)
+    ice_ycc = np.median(pix.reshape(-1, 3), axis=0).astype(np.float64)
+    ab_spread = np.median(np.abs(pix[:, 1:].astype(np.float64) - ice_ycc[1:]), axis=0) * 1.4826
     chroma_tol = max(cfg.chroma_tol, 3.0 * float(np.max(ab_spread)))
 
-    Lc, ac, bc = cv2.split(lab)
+    Lc, ac, bc = cv2.split(ycc)
     # Chroma distance (L1, integer ops) to the ice colour.
-    dchroma = cv2.add(cv2.absdiff(ac, np.full_like(ac, int(round(ice_lab[1])))),
-                      cv2.absdiff(bc, np.full_like(bc, int(round(ice_lab[2])))))
+    dchroma = cv2.add(cv2.absdiff(ac, np.full_like(ac, int(round(ice_ycc[1])))),
+                      cv2.absdiff(bc, np.full_like(bc, int(round(ice_ycc[2])))))
     chroma_ok = dchroma < int(round(1.41 * chroma_tol))
     # Local ice lightness: normalised blur of L over pixels that already look like ice.
-    seed = (chroma_ok & clean & (np.abs(Lc.astype(np.int16) - int(ice_lab[0])) < 0.35 * ice_lab[0] + 10))
+    seed = chroma_ok & clean & (cv2.absdiff(Lc, np.full_like(Lc, int(ice_ycc[0]))) < 0.35 * ice_ycc[0] + 10)
     coarse = 8
     cw, chh = max(1, w // coarse), max(1, h // coarse)
     seedf = seed.astype(np.float32)
@@ -183,33 +192,40 @@ def build_ice_scene(
     kc = max(3, int(round(min(cw, chh) / 6)) | 1)
     Lb = cv2.GaussianBlur(Ls, (kc, kc), 0)
     Mb = cv2.GaussianBlur(Ms, (kc, kc), 0)
-    L_local_small = np.where(Mb > 1e-3, Lb / np.maximum(Mb, 1e-3), ice_lab[0]).astype(np.float32)
+    L_local_small = np.where(Mb > 1e-3, Lb / np.maximum(Mb, 1e-3), ice_ycc[0]).astype(np.float32)
     ice_L_local = cv2.resize(L_local_small, (w, h), interpolation=cv2.INTER_LINEAR)
-    lo_L = np.clip((1.0 - cfg.dark_frac) * ice_L_local, 0, 255).astype(np.uint8)
-    hi_L = np.clip(ice_L_local + cfg.bright_tol, 0, 255).astype(np.uint8)
+    lo_L = cv2.resize(np.clip((1.0 - cfg.dark_frac) * L_local_small, 0, 255).astype(np.uint8), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
+    hi_L = cv2.resize(np.clip(L_local_small + cfg.bright_tol, 0, 255).astype(np.uint8), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
 
     ice_like = chroma_ok & (Lc > lo_L) & (Lc <= hi_L)
     not_plain_ice = (~ice_like).astype(np.uint8) * 255
     # Inside a marking's painted area (plus slack), anything between the marking's observed
     # colour and the ice colour is background: the paint itself and its anti-aliased edges.
-    marking_lab: dict = {}
+    marking_ycc: dict = {}
     tol = cfg.marking_tol
     for rgb, m in group_masks:
         if not np.any(m):
-            marking_lab[rgb] = None
+            marking_ycc[rgb] = None
             continue
         core = cv2.erode(m, kernel)
         sel = core if np.count_nonzero(core) >= 20 else m
-        ref = np.median(lab[sel > 0].reshape(-1, 3), axis=0)
-        marking_lab[rgb] = ref.astype(np.float32)
-        lo = np.clip(np.minimum(ref, ice_lab) - tol, 0, 255)
-        hi = np.clip(np.maximum(ref, ice_lab) + tol, 0, 255)
+        mp = ycc[sel > 0].reshape(-1, 3)
+        ref = np.median(mp[:: max(1, len(mp) // 2000)], axis=0)
+        marking_ycc[rgb] = ref.astype(np.float32)
+        # Paint and its blends with ice: luma from a little below the paint up to the ice,
+        # chroma anywhere between the two. Shaded paint: darker, but with the paint's chroma.
+        lo1 = np.clip([ref[0] - tol / 2, min(ref[1], ice_ycc[1]) - tol, min(ref[2], ice_ycc[2]) - tol], 0, 255)
+        hi1 = np.clip([255, max(ref[1], ice_ycc[1]) + tol, max(ref[2], ice_ycc[2]) + tol], 0, 255)
+        lo2 = np.clip([ref[0] - 2 * tol, ref[1] - tol, ref[2] - tol], 0, 255)
+        hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
         region = cv2.dilate(m, kernel)
         x, y, bw, bh = cv2.boundingRect(region)
         if bw == 0 or bh == 0:
             continue
-        sub_lab = lab[y : y + bh, x : x + bw]
-        inr = cv2.inRange(sub_lab, lo, hi)
+        sub_ycc = ycc[y : y + bh, x : x + bw]
+        inr = cv2.bitwise_or(cv2.inRange(sub_ycc, lo1, hi1), cv2.inRange(sub_ycc, lo2, hi2))
         ice_like[y : y + bh, x : x + bw] |= (inr & region[y : y + bh, x : x + bw]) > 0
 
     ice_like_u8 = ice_like.astype(np.uint8) * 255
@@ -226,13 +242,15 @@ def build_ice_scene(
         scale=s,
         ice_mask=ice_mask,
         marking_mask=marking_dil,
-        lab=lab,
-        ice_lab=ice_lab,
+        ycc=ycc,
+        ice_ycc=ice_ycc,
         ice_L_local=ice_L_local,
         ice_like=ice_like_u8,
         not_plain_ice=not_plain_ice,
+        ice_mask_full=ice_mask_full,
+        small_bgr=small,
         foreground=foreground,
         ice_v_full=ice_v_full,
-        marking_lab=marking_lab,
+        marking_ycc=marking_ycc,
     )
 

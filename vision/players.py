@@ -34,6 +34,7 @@ import numpy as np
 
 from vision.detections import PLAYER, Detections
 from vision.ice import IceScene
+from vision.puck import connected_components
 from vision.teams import TeamAssignment, TeamClassifier
 
 # Typical seated sledge-hockey player (metres): helmet top, torso band, sledge length and width.
@@ -108,7 +109,7 @@ class PlayerDetector:
             fg = cv2.bitwise_or(fg, cv2.bitwise_and(closed, scene.marking_mask))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
         boxes, contacts = [], []
         for i in alive:
@@ -300,7 +301,10 @@ class PlayerDetector:
         # Pixels not of the plain ice colour, also above the ice outline (a far player's torso
         # may hide the boards) and on markings (a jersey of the line's own colour is still a jersey).
         m = scene.not_plain_ice[y0:y1, x0:x1] > 0
-        pix = scene.lab[y0:y1, x0:x1][m]
+        pix_bgr = scene.small_bgr[y0:y1, x0:x1][m]
+        if len(pix_bgr) == 0:
+            return TeamAssignment(None, 0.0, None)
+        pix = cv2.cvtColor(pix_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         return self.teams.classify_pixels(pix)
 
 

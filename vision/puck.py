@@ -145,7 +145,7 @@ class PuckDetector:
         v = max_channel(crop)
 
         # Ice mask of the crop (work resolution → full resolution, nearest).
-        ice = _mask_crop(scene.ice_mask, scene.scale, x0, y0, x1, y1)
+        ice = _mask_crop(scene, x0, y0, x1, y1)
         if not np.any(ice):
             return _empty()
 
@@ -196,7 +196,7 @@ class PuckDetector:
         contrast, isolation, motion, w, h, x_rink, y_rink)."""
         cfg = self.config
         cam = scene.cam
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(cand, connectivity=8)
+        n, labels, stats, cents = connected_components(cand)
         if n <= 1:
             return []
         # Vectorised pre-filter on all blobs (a textured ice or a busy frame gives hundreds):
@@ -283,6 +283,16 @@ class PuckDetector:
         return rows_out
 
 
+def connected_components(mask: np.ndarray):
+    """``cv2.connectedComponentsWithStats`` (8-connectivity) with 16-bit labels when they fit.
+
+    16-bit labels run several times faster here than the default 32-bit ones.
+    """
+    ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+    return n, labels, stats, cents
+
+
 def max_channel(img_bgr: np.ndarray) -> np.ndarray:
     """(H, W, 3) uint8 → (H, W) uint8 max(B, G, R) (HSV value); grey images pass through."""
     if img_bgr.ndim == 2:
@@ -298,15 +308,9 @@ def _empty() -> Detections:
     return d
 
 
-def _mask_crop(mask_work: np.ndarray, scale: float, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-    """Full-resolution crop of a work-resolution mask (nearest neighbour)."""
-    xs = np.clip(((np.arange(x0, x1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[1] - 1)
-    ys = np.clip(((np.arange(y0, y1) + 0.5) * scale).astype(np.int64), 0, mask_work.shape[0] - 1)
-    # Nearest-neighbour upsampling as a remap of the covered work-resolution block (fast in OpenCV).
-    block = mask_work[ys[0] : ys[-1] + 1, xs[0] : xs[-1] + 1]
-    map_x = np.broadcast_to((xs - xs[0]).astype(np.float32)[None, :], (len(ys), len(xs)))
-    map_y = np.broadcast_to((ys - ys[0]).astype(np.float32)[:, None], (len(ys), len(xs)))
-    return cv2.remap(block, np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.INTER_NEAREST)
+def _mask_crop(scene: IceScene, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    """Full-resolution crop of the ice mask."""
+    return scene.ice_mask_full[y0:y1, x0:x1]
 
 
 def _on_marking(scene: IceScene, cx: float, cy: float) -> bool:
