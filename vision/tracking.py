@@ -158,7 +158,7 @@ class PlayerTracker:
 
     def __init__(self, fps: float, gate_m: float = 1.2, team_penalty_m: float = 0.8, high_conf: float = 0.45,
                  confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3,
-                 min_move_m: float = 0.5) -> None:
+                 min_move_m: float = 1.0) -> None:
         self.dt = 1.0 / float(fps)
         self.gate_m = gate_m
         self.team_penalty_m = team_penalty_m
@@ -242,8 +242,8 @@ class PlayerTracker:
         tr.age += 1
         tr.misses = 0
         tr.last_contact = xy.copy()
-        if tr.birth_xy is not None:
-            tr.max_disp_m = max(tr.max_disp_m, float(np.linalg.norm(xy - tr.birth_xy)))
+        if tr.birth_xy is not None:  # filtered position: a flickering blob does not "move"
+            tr.max_disp_m = max(tr.max_disp_m, float(np.linalg.norm(tr.kf.xy - tr.birth_xy)))
         if tr.hits >= self.confirm_hits:
             tr.confirmed = True
         v = tr.kf.v
