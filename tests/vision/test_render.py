@@ -29,7 +29,7 @@ def rink() -> RinkModel:
 
 @pytest.fixture(scope="module")
 def clean(rink) -> Renderer:
-    return Renderer(rink, seed=1, look=clean_look())
+    return Renderer(rink, seed=1, look=clean_look(), texture_cm_per_px=3.0)
 
 
 def player(pid, x, y, heading_deg=0.0, team="home", number=7, role="skater", kind="sledge"):

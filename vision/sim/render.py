@@ -252,12 +252,14 @@ class Renderer:
             alpha = cv2.resize(alpha, (w, h), interpolation=cv2.INTER_LINEAR) * (ice_mask > 0)
         else:
             alpha = np.zeros((h, w), np.float32)
-        delta *= ice_mask > 0
-        texf = cv2.add(tex, cv2.merge([delta, delta, delta]), dtype=cv2.CV_32F)
-        keep = 1.0 - alpha
-        cv2.multiply(texf, cv2.merge([keep, keep, keep]), dst=texf)
-        snow_add = 252.0 * alpha
-        tex = cv2.add(texf, cv2.merge([snow_add, snow_add, snow_add]), dtype=cv2.CV_8U)
+        # tex·(1 − a) + 252·a + scratches·(1 − a), per channel, one float pass.
+        keep = (1.0 - alpha).astype(np.float32)
+        add = (252.0 * alpha + delta * (ice_mask > 0) * keep).astype(np.float32)
+        texf = tex.astype(np.float32)
+        texf *= keep[:, :, None]
+        texf += add[:, :, None]
+        np.clip(texf, 0, 255, out=texf)
+        tex = texf.astype(np.uint8)
         # Mip levels: pick per frame the one matching the ground sampling.
         self._ice_levels: list[tuple[float, np.ndarray, np.ndarray]] = [(cm, tex, T)]
         img, Tl, c = tex, T, cm
@@ -305,15 +307,17 @@ class Renderer:
         A = cv2.getRotationMatrix2D((c, c), logo.angle_deg, 1.0)
         A[:, 2] += (cx - c, cy - c)
         h, w = img.shape[:2]
-        warped = cv2.warpAffine(patch, A, (w, h), flags=cv2.INTER_LINEAR)
-        wmask = cv2.warpAffine(mask, A, (w, h), flags=cv2.INTER_LINEAR)
-        ys, xs = np.nonzero(wmask)
-        if len(xs) == 0:
+        corners = np.array([[0, 0, 1], [size_px, 0, 1], [0, size_px, 1], [size_px, size_px, 1.0]]) @ A.T
+        x0, y0 = np.maximum(np.floor(corners.min(0)).astype(int) - 1, 0)
+        x1, y1 = np.minimum(np.ceil(corners.max(0)).astype(int) + 2, [w, h])
+        if x1 <= x0 or y1 <= y0:
             return
-        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-        a = (wmask[y0:y1, x0:x1].astype(np.float32) / 255.0 * logo.alpha)[:, :, None]
+        A[:, 2] -= (x0, y0)
+        warped = cv2.warpAffine(patch, A, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        wmask = cv2.warpAffine(mask, A, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        a = (wmask.astype(np.float32) / 255.0 * logo.alpha)[:, :, None]
         roi = img[y0:y1, x0:x1].astype(np.float32)
-        img[y0:y1, x0:x1] = np.clip(roi * (1 - a) + warped[y0:y1, x0:x1] * a, 0, 255).astype(np.uint8)
+        img[y0:y1, x0:x1] = np.clip(roi * (1 - a) + warped * a, 0, 255).astype(np.uint8)
 
     def _undistorted_grid(self, cam: Camera) -> np.ndarray:
         """(H, W, 2) float32: the undistorted pinhole pixel of every distorted pixel (cached)."""
@@ -525,14 +529,16 @@ class Renderer:
                      _shade(L.stands_bgr, 0.7), max(1, int(row_px * 0.15)))
             xs = np.arange(rng.uniform(0, seat_px), tw * n, seat_px)
             occ = rng.random(len(xs)) < L.crowd_density
-            for x in xs[occ]:
-                xj = x + rng.normal(0, 0.08 * px_m)
-                shirt = palette[int(rng.integers(len(palette)))] * rng.uniform(0.6, 1.1)
-                cv2.ellipse(crowd, (int(xj), int(y)), (int(0.2 * px_m), int(0.26 * px_m)), 0, 0, 360,
-                            [min(255.0, float(c)) for c in shirt], -1)
-                sk = rng.uniform(0.35, 1.0) * L.crowd_brightness * 1.3
-                cv2.circle(crowd, (int(xj), int(y - 0.3 * px_m)), int(0.1 * px_m),
-                           (min(255.0, 120 * sk), min(255.0, 160 * sk), min(255.0, 210 * sk)), -1)
+            xs = xs[occ]
+            m = len(xs)
+            xj = (xs + rng.normal(0, 0.08 * px_m, m)).astype(int)
+            shirts = np.minimum(palette[rng.integers(len(palette), size=m)] * rng.uniform(0.6, 1.1, (m, 1)), 255.0)
+            skins = np.minimum(np.outer(rng.uniform(0.35, 1.0, m) * L.crowd_brightness * 1.3, [120, 160, 210]), 255.0)
+            ax = (int(0.2 * px_m), int(0.26 * px_m))
+            rh, yi, yh = int(0.1 * px_m), int(y), int(y - 0.3 * px_m)
+            for x, sh, sk in zip(xj.tolist(), shirts.tolist(), skins.tolist()):
+                cv2.ellipse(crowd, (x, yi), ax, 0, 0, 360, sh, -1)
+                cv2.circle(crowd, (x, yh), rh, sk, -1)
             y -= row_px
         crowd = cv2.GaussianBlur(crowd, (3, 3), 0)
         self._crowd_strip = crowd
