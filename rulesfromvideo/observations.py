@@ -4,9 +4,11 @@ The rules never see pixels. They get the puck and every player's blades in rink
 metres (design: ``tracks.jsonl``), on a complete frame grid, with
 
 * dropped frames (missing lines or ``puck: null``) filled by linear interpolation
-  only where that is safe: short gaps (``max_gap_s``), no touch inside the gap, and
-  the puck velocity before and after the gap agreeing (no hidden deflection);
-  filled frames are marked ``measured = False``;
+  for short gaps (``max_gap_s``) only; filled frames are marked ``measured = False``.
+  Where a touch or a bounce may hide in the gap (a touch on its edges, or the
+  velocities before, across and after it disagreeing), the chord's possible
+  corner cut ``|dv| T / 4`` is added to ``sigma_m`` on those frames, so calls
+  depending on them become inconclusive rather than wrong;
 * touches taken from ``puck.touch`` when the source gives them, otherwise inferred
   from the puck's motion: a sudden velocity change with a player's blades within
   stick reach (design: "the rules infer touches from the puck's motion");
@@ -260,11 +262,11 @@ class Observations:
                   footprints_rink_m=feet)
         noise = _estimate_noise(obs)
         obs.noise_estimate_m = noise
-        _fill_puck_gaps(obs, max_gap, noise)
+        gap_sigma = _fill_puck_gaps(obs, max_gap, noise)
         for k in range(P):
             for j in range(2):
                 _fill_gaps_linear(obs.blades_rink_m[k, :, j], max_gap)
-        obs.sigma_m = np.hypot(sigma_raw, noise)
+        obs.sigma_m = np.sqrt(sigma_raw ** 2 + noise ** 2 + gap_sigma ** 2)
         if infer_touches is None:
             infer_touches = not any_touch
         if infer_touches:
@@ -275,7 +277,7 @@ class Observations:
         if smooth:
             factor = _smooth_positions(obs)
             # Smoothing averages the random part (noise), not the calibration bias.
-            obs.sigma_smoothed_m = np.hypot(sigma_raw, noise * factor)
+            obs.sigma_smoothed_m = np.sqrt(sigma_raw ** 2 + (noise * factor) ** 2 + gap_sigma ** 2)
             obs.smoothed = True
         del dt
         return obs
@@ -328,7 +330,7 @@ def _fill_gaps_linear(a: np.ndarray, max_gap: int) -> np.ndarray:
     return filled
 
 
-def _fill_puck_gaps(obs: Observations, max_gap: int, noise_m: float = 0.0) -> None:
+def _fill_puck_gaps(obs: Observations, max_gap: int, noise_m: float = 0.0) -> np.ndarray:
     """Interpolate short puck gaps where no touch or deflection can hide inside.
 
     The velocities before and after the gap (over up to 4 frames each) must agree
@@ -338,26 +340,32 @@ def _fill_puck_gaps(obs: Observations, max_gap: int, noise_m: float = 0.0) -> No
     p = obs.puck_xy_rink_m
     miss = ~np.isfinite(p).all(axis=1)
     dt = obs.dt_s
+    extra = np.zeros(len(p))
     for s, e in _runs(miss):
         if s == 0 or e == len(p) or e - s > max_gap:
             continue
-        if np.any(obs.touch_player[s - 1:e + 1] >= 0):
-            continue  # a touch at or inside the gap: the path is not a straight line
         m0 = next((m for m in (4, 3, 2, 1) if s - 1 - m >= 0 and np.isfinite(p[s - 1 - m]).all()), 0)
         m1 = next((m for m in (4, 3, 2, 1) if e + m < len(p) and np.isfinite(p[e + m]).all()), 0)
-        if m0 and m1:
-            v0 = (p[s - 1] - p[s - 1 - m0]) / (m0 * dt)
-            v1 = (p[e + m1] - p[e]) / (m1 * dt)
-            v_gap = (p[e] - p[s - 1]) / ((e - s + 1) * dt)
-            tol = 3.0 + 4.0 * noise_m * np.sqrt(2.0) / (min(m0, m1) * dt)
-            if np.linalg.norm(v1 - v0) > tol or np.linalg.norm(v_gap - 0.5 * (v0 + v1)) > tol:
-                continue
+        if not (m0 and m1):
+            continue
+        v0 = (p[s - 1] - p[s - 1 - m0]) / (m0 * dt)
+        v1 = (p[e + m1] - p[e]) / (m1 * dt)
+        v_gap = (p[e] - p[s - 1]) / ((e - s + 1) * dt)
+        tol = 3.0 + 4.0 * noise_m * np.sqrt(2.0) / (min(m0, m1) * dt)
+        touched = bool(np.any(obs.touch_player[s - 1:e + 1] >= 0))
+        if touched or np.linalg.norm(v1 - v0) > tol or np.linalg.norm(v_gap - 0.5 * (v0 + v1)) > tol:
+            # A touch or bounce may hide in the gap: the chord cuts the corner by at
+            # most |v1 - v0| T / 4 (T = gap duration); that enters sigma on these frames.
+            T = (e - s + 1) * dt
+            extra[s:e] = max(float(np.linalg.norm(v1 - v0)), float(np.linalg.norm(v_gap - v0)),
+                             float(np.linalg.norm(v1 - v_gap))) * T / 4.0
         w = (np.arange(s, e) - (s - 1)) / (e - (s - 1))
         p[s:e] = p[s - 1] + w[:, None] * (p[e] - p[s - 1])
         zs, ze = obs.puck_z_m[s - 1], obs.puck_z_m[e]
         if np.isfinite(zs) and np.isfinite(ze):
             obs.puck_z_m[s:e] = zs + w * (ze - zs)
         obs.puck_measured[s:e] = False
+    return extra
 
 
 def _d2_noise(a: np.ndarray) -> float | None:

@@ -132,7 +132,8 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
                "puck_measured_at_max": bool(obs.puck_measured[km])})
     if cr is not None:
         ev["crossing_frame_interval"] = [int(obs.frame[i + cr.i]), int(obs.frame[i + cr.i + 1])]
-    verdict_sigma = sig
+    # The call rests on the deepest point (and the lateral position there).
+    verdict_sigma = float(obs.sigma_smoothed_m[km])
     if z is None:
         ev["height"] = "unknown: tracks carry no z, the crossbar (1.22 m) was not checked"
         below = True
@@ -150,13 +151,13 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
         return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
     if z is not None and not below:
         bar = ctx.goal_height_m - (z + PUCK_HALF_THICKNESS_M)
-        if bar < -K_SIGMA * sig:
+        if bar < -K_SIGMA * verdict_sigma:
             return make_event(obs, "goal", t, att, "no_goal", margin, verdict_sigma, "906 1",
                               {**ev, "over_crossbar": True})
         return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
-    if margin >= K_SIGMA * sig and margin > 0:
+    if margin >= K_SIGMA * verdict_sigma and margin > 0:
         verdict = "goal"
-    elif margin <= -K_SIGMA * sig and margin < 0:
+    elif margin <= -K_SIGMA * verdict_sigma and margin < 0:
         verdict = "no_goal"
     else:
         verdict = "inconclusive"
