@@ -487,7 +487,9 @@ class Calibrator:
             a, b, c = ln.abc
             return -(b * y_ref + c) / a if abs(a) > 1e-6 else np.inf
 
-        lines = [ln for ln in lines if np.isfinite(x_at(ln))]
+        # Lines across the rink seen from the side or above are never near
+        # horizontal in the image (those are along the boards: arcs, kick plate).
+        lines = [ln for ln in lines if np.isfinite(x_at(ln)) and abs(ln.abc[0]) > np.sin(np.radians(12.0))]
         lines.sort(key=x_at)
         lines = lines[:5]
         blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
@@ -518,7 +520,8 @@ class Calibrator:
             return True
         ref = float(np.median(blue_w))
         for ln, name in zip(det, names):
-            if name == "centre_line" and ln.width_px < 0.45 * ref:
+            # Loose bounds: a far line looks thinner than a near one (perspective).
+            if name == "centre_line" and ln.width_px < 0.25 * ref:
                 return False
             if name.startswith("goal_line") and ln.width_px > 0.8 * ref and ref > 3:
                 return False
