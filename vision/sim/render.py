@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,8 +57,13 @@ def _mix(a: Any, b: Any, w: float) -> tuple[int, int, int]:
     return _bgr((1.0 - w) * np.asarray(a, float) + w * np.asarray(b, float))
 
 
-def _shade(c: Any, k: float) -> tuple[int, int, int]:
+@lru_cache(maxsize=4096)
+def _shade_cached(c: tuple, k: float) -> tuple[int, int, int]:
     return tuple(int(min(255.0, max(0.0, round(float(v) * k)))) for v in c)
+
+
+def _shade(c: Any, k: float) -> tuple[int, int, int]:
+    return _shade_cached(tuple(int(v) for v in c), float(k))
 
 
 # =============================================================== primitives
@@ -852,11 +858,11 @@ class Renderer:
                 pr = pr.back
         if res == "clip":
             res = self._project_prim(pr, view, planes)
+            if res is None or not np.isfinite(res[0]).all():
+                return
         if res is None:
             return
         xy, uv, Pc = res
-        if not np.all(np.isfinite(xy)):
-            return
         Hh, Ww = frame.shape[:2]
         lab = pr.owner if pr.owner >= 0 else None
         targets = []
