@@ -155,7 +155,10 @@ class Look:
                 size = float(rng.uniform(3.0, 7.0))
             else:  # neutral zone, either side of centre
                 sx = rng.choice([-1.0, 1.0])
-                xy = (float(sx * rng.uniform(3.0, 7.0)), float(rng.choice([-1.0, 1.0]) * rng.uniform(2.0, 10.0)))
+                # between the centre circle and the blue lines (~L/7), inside the side boards
+                x_max = max(3.5, length_m / 7.0)
+                y_max = max(2.5, width_m / 2.0 - 4.0)
+                xy = (float(sx * rng.uniform(3.0, x_max)), float(rng.choice([-1.0, 1.0]) * rng.uniform(2.0, y_max)))
                 size = float(rng.uniform(2.0, 5.0))
             kind = str(rng.choice(["text", "text", "circle", "ring", "box", "diamond"]))
             logos.append(
