@@ -121,6 +121,8 @@ def _is_clip(d: Path) -> bool:
 
 def clip_pairs(truth_dir: Path, pred_dir: Path) -> list[tuple[str, Path, Path]]:
     """(name, truth clip dir, prediction dir) for one clip or a folder of clips."""
+    if not truth_dir.is_dir():
+        raise ValueError(f"{truth_dir}: no such folder")
     if _is_clip(truth_dir):
         return [(truth_dir.name, truth_dir, pred_dir)]
     out = []
