@@ -186,3 +186,20 @@ def test_project_uses_cv2_projectpoints_convention():
     ref, _ = cv2.projectPoints(xyz, rvec, cam.t, cam.K, cam.dist)
     assert_allclose(cam.project(xyz), ref.reshape(-1, 2), atol=1e-12)
     assert_allclose(cam.depth(xyz), (xyz @ cam.R.T + cam.t)[:, 2])
+
+
+def test_broadcast_same_instant_twice_gives_the_same_camera_and_rewind_restarts(spec):
+    rig = make_rig("broadcast", spec, seed=1, width=320, height=180)
+    for i in range(10):
+        rig.camera_at(i / 30, (i * 0.5, 0.0))
+    a = rig.camera_at(9 / 30, (4.5, 0.0))
+    b = rig.camera_at(9 / 30, (4.5, 0.0))
+    assert a.to_dict() == b.to_dict()
+    nxt = rig.camera_at(10 / 30, (5.0, 0.0))
+    fresh = make_rig("broadcast", spec, seed=1, width=320, height=180)
+    for i in range(11):
+        ref = fresh.camera_at(i / 30, (i * 0.5, 0.0))
+    assert nxt.to_dict() == ref.to_dict()  # repeated calls do not disturb the follower
+    rewound = rig.camera_at(0.0, (0.0, 0.0))
+    assert rewound.to_dict() == make_rig("broadcast", spec, seed=1, width=320, height=180).camera_at(
+        0.0, (0.0, 0.0)).to_dict()

@@ -273,18 +273,21 @@ class Rig:
     params: dict[str, Any]
     _fixed: Camera | None = field(default=None, repr=False)
     _state: dict[str, float] | None = field(default=None, repr=False)
+    _last: Camera | None = field(default=None, repr=False)
 
     def reset(self) -> None:
         """Forget the follower state (the next ``camera_at`` starts settled on its focus)."""
         self._state = None
+        self._last = None
 
     def camera_at(self, t: float, focus_xy_rink_m: Sequence[float] | None = None) -> Camera:
         """The camera at time ``t`` (s) following ``focus_xy_rink_m`` (2,), metres.
 
         Fixed presets ignore the focus. The broadcast rig integrates a critically
         damped follower between successive calls (exact solution with the focus
-        held over the step), so calls must come in increasing ``t``; a call with a
-        ``t`` not after the previous one restarts the follower settled on the focus.
+        held over the step), so calls must come in increasing ``t``. A call at the
+        previous ``t`` returns the same camera; a call with an earlier ``t`` restarts
+        the follower settled on the focus.
         """
         if self._fixed is not None:
             return self._fixed
@@ -293,7 +296,9 @@ class Rig:
         fx = float(np.clip(fx, -p["x_limit_m"], p["x_limit_m"]))
         aim_y_goal = p["y_follow"] * fy + p["y_aim_offset_m"]
         s = self._state
-        if s is None or t <= s["t"]:
+        if s is not None and float(t) == s["t"] and self._last is not None:
+            return self._last  # the same instant again (another consumer of this frame)
+        if s is None or t < s["t"]:
             s = {"t": float(t), "x": fx, "vx": 0.0, "y": aim_y_goal, "vy": 0.0, "w": 0.0, "vw": 0.0}
             s["w"] = self._view_width_goal(0.0)
         else:
@@ -308,7 +313,9 @@ class Rig:
         dist_m = float(np.linalg.norm(aim - pos))
         fov = math.degrees(2.0 * math.atan(s["w"] / 2.0 / dist_m))
         fov = float(np.clip(fov, p["fov_min_deg"], p["fov_max_deg"]))
-        return Camera.from_look_at(pos, aim, fov, self.width, self.height, dist=p["dist"], roll_deg=p["roll_deg"])
+        self._last = Camera.from_look_at(pos, aim, fov, self.width, self.height, dist=p["dist"],
+                                         roll_deg=p["roll_deg"])
+        return self._last
 
     def _view_width_goal(self, pan_speed_mps: float) -> float:
         """Width of ice (m) the operator wants across the frame: wider when the play moves fast."""
