@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -88,6 +88,7 @@ class _Prim:
     depth: float = 0.0
     back: "_Prim | None" = None  # drawn instead when seen from behind (normal test)
     normal: np.ndarray | None = None  # (3,) outward normal in rink frame (for ``back``)
+    sweep: np.ndarray | None = None  # (3,) puck travel during the exposure, rink m (motion blur)
     centre: np.ndarray | None = None
 
 
@@ -915,7 +916,7 @@ class Renderer:
             for img, v, lt in targets:
                 cv2.circle(img, c, ri, v, -1, lt, _SHIFT)
             return
-        if pr.owner == LABEL_PUCK and pr.normal is not None and self._draw_puck_blurred(pr, view, planes, frame):
+        if pr.sweep is not None and self._draw_puck_blurred(pr, view, planes, frame):
             xy = cv2.convexHull(xy.astype(np.float32)).reshape(-1, 2)
             gpts = np.round(xy * _SCALE).astype(np.int32)
             for img, v, lt in targets:
@@ -1009,7 +1010,7 @@ class Renderer:
     def _draw_puck_blurred(self, pr: _Prim, view: _View, planes: np.ndarray, frame: np.ndarray) -> bool:
         """Paint the puck as the average of its hull swept over the exposure (True if drawn)."""
         cam = view.cam
-        sweep = pr.normal  # (3,) rink metres travelled during the exposure
+        sweep = pr.sweep
         pts = [pr.pts + sweep * s for s in np.linspace(-0.5, 0.5, 2)]
         if min(cam.depth(q).min() for q in pts) < 0.2:
             return False
@@ -1176,7 +1177,7 @@ class Renderer:
             elif prev_state is not None and prev_state.puck is not None and state.t > prev_state.t:
                 vel = (puck_xyz - np.asarray(prev_state.puck.xyz_rink_m, float)) / (state.t - prev_state.t)
             if L.puck_blur and vel is not None and np.linalg.norm(vel) > 0.5:
-                pk.normal = vel * exposure  # sweep during the exposure, rink m
+                pk.sweep = vel * exposure
             prims.append(pk)
             shadow_r = self.spec.puck_diameter_m * 0.6
             ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
@@ -1235,8 +1236,7 @@ class Renderer:
             info["players"][p.id] = e
         if puck_xyz is not None:
             info["puck"] = entry(LABEL_PUCK, puck_xyz[None])
-        # Motion blur.
-        exposure = L.shutter_frac * frame_interval_s
+        # Camera pan blur over the whole frame (the puck's own blur is painted above).
         if L.pan_blur and prev_cam is not None:
             frame = self._pan_blur(frame, cam, prev_cam, L.shutter_frac)
         frame = self._finish(frame, rng)
