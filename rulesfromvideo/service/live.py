@@ -199,14 +199,17 @@ class LiveFeed:
         realtime: pace a file at its frame rate (live sources are paced by
             the source itself).
         loop: restart a file at its end.
+        wait_for_clients: hold the source until this many clients (WebSocket
+            or SSE) listen (a file is then not half over before the overlay connects).
     """
 
     def __init__(self, source: str | int, process_fn: ProcessFn, *, queue_size: int = 1, realtime: bool = True,
-                 loop: bool = False) -> None:
+                 loop: bool = False, wait_for_clients: int = 0) -> None:
         if queue_size not in (1, 2):
             raise ValueError("queue_size must be 1 or 2")
         self.source, self.process_fn = source, process_fn
         self.realtime, self.loop_file = realtime, loop
+        self.wait_for_clients = wait_for_clients
         self.stats = LiveStats()
         self._frames: queue.Queue = queue.Queue(maxsize=queue_size)
         self._stop = threading.Event()
@@ -216,6 +219,7 @@ class LiveFeed:
         self._sse: set[_Subscriber] = set()
         self._sub_lock = threading.Lock()
         self.ended = threading.Event()
+        self._end_payload = ""
         self.error: str | None = None
         self.fps = 0.0
         self._cap, self._is_file, self.fps = open_source(source)
@@ -237,6 +241,11 @@ class LiveFeed:
 
     # -- threads ------------------------------------------------------------
     def _read(self) -> None:
+        while not self._stop.is_set():
+            with self._sub_lock:
+                if len(self._ws) + len(self._sse) >= self.wait_for_clients:
+                    break
+            time.sleep(0.005)
         index, t_start = 0, time.monotonic()
         try:
             while not self._stop.is_set():
@@ -290,8 +299,10 @@ class LiveFeed:
             self._deliver(self._ws, (payload, t_read))
             for ev in events:
                 self._deliver(self._sse, ("rule", json.dumps(ev)))
-        self.ended.set()
         end = json.dumps({"type": "end", "error": self.error, "stats": self.stats.summary()})
+        with self._sub_lock:
+            self._end_payload = end
+            self.ended.set()
         self._deliver(self._ws, (end, None))
         self._deliver(self._sse, ("end", end))
 
@@ -316,9 +327,13 @@ class LiveFeed:
 
     # -- subscriptions ------------------------------------------------------
     def subscribe(self, kind: str) -> _Subscriber:
+        """A new subscriber ("ws" or "sse"); call from the event loop. A late one gets the end at once."""
         sub = _Subscriber(2 if kind == "ws" else 100)
         with self._sub_lock:
-            (self._ws if kind == "ws" else self._sse).add(sub)
+            if self.ended.is_set():
+                sub.queue.put_nowait((self._end_payload, None) if kind == "ws" else ("end", self._end_payload))
+            else:
+                (self._ws if kind == "ws" else self._sse).add(sub)
         return sub
 
     def unsubscribe(self, sub: _Subscriber) -> None:

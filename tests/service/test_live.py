@@ -1,0 +1,170 @@
+"""Live overlay feed: WebSocket messages, SSE events, drop counting, auth, processors, CLI parsers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from rfv_service_support import IMAGE_FROM_RINK, TOKENS, make_video
+from starlette.websockets import WebSocketDisconnect
+
+from rulesfromvideo.service.app import create_app
+from rulesfromvideo.service.live import FixedCameraProcessor, LiveFeed, overlay_message
+from rulesfromvideo.service.settings import Settings
+
+
+@pytest.fixture
+def live_settings(tmp_path):
+    return Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'live.db'}", tokens=TOKENS)
+
+
+def _profile():
+    from calibration.fixed import CameraProfile
+
+    xy_rink = np.array([[-20.0, -10.0], [20.0, -10.0], [20.0, 10.0], [-20.0, 10.0]])
+    hom = np.c_[xy_rink, np.ones(4)] @ IMAGE_FROM_RINK.T
+    return CameraProfile.from_point_pairs(hom[:, :2] / hom[:, 2:], xy_rink, "fixed", 320, 240)
+
+
+def test_websocket_gets_one_overlay_message_per_frame(live_settings, tmp_path):
+    from calibration.rink import RinkModel, RinkSpec
+
+    video = make_video(tmp_path / "live.mp4", n=12)
+    proc = FixedCameraProcessor(_profile(), RinkModel(RinkSpec.for_layout("ipc")))
+    feed = LiveFeed(str(video), proc, queue_size=2, realtime=True, wait_for_clients=1)
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c, c.websocket_connect("/api/live/ws") as ws:
+        ws.send_text(json.dumps({"token": "tok-broadcast"}))
+        msgs = []
+        while True:
+            m = json.loads(ws.receive_text())
+            msgs.append(m)
+            if m["type"] == "end":
+                break
+        frames = [m for m in msgs if m["type"] == "frame"]
+        assert [m["frame"] for m in frames] == list(range(12))  # real speed: nothing needed dropping
+        assert [m["frame"] for m in frames] == sorted(m["frame"] for m in frames)
+        f = frames[-1]
+        assert abs(f["t"] - 11 / 30) < 1e-6
+        np.testing.assert_allclose(np.array(f["H_rink_from_image"]) / f["H_rink_from_image"][2][2],
+                                   np.linalg.inv(IMAGE_FROM_RINK), atol=1e-6)
+        (u0, _v0), (u1, _v1) = f["lines_px"]["goal_line_+x"]
+        assert abs(u0 - (160 + 5 * 26.0)) < 0.2 and abs(u1 - u0) < 0.2  # x = 26 m at 5 px/m
+        assert abs(f["lines_px"]["centre_line"][0][0] - 160) < 0.2
+        st = c.get("/api/live/status", headers={"Authorization": "Bearer tok-viewer"}).json()
+        assert st["frames_read"] == 12 and st["frames_read"] == st["frames_processed"] + st["frames_dropped"]
+        assert st["latency_ms"]["n"] == len(frames) and st["latency_ms"]["p50"] >= 0
+        # Nothing vanishes unaccounted: a message the client was too slow for is counted as its drop.
+        assert len(frames) + st["client_drops"] == st["frames_processed"]
+        assert msgs[-1]["stats"]["frames_read"] == 12
+
+
+def test_slow_processing_drops_and_counts_frames(live_settings, tmp_path):
+    video = make_video(tmp_path / "fast.mp4", n=40)
+
+    def slow(frame, i, t):
+        time.sleep(0.03)
+        return overlay_message(i, t, None, 0.0, None, [], None)
+
+    feed = LiveFeed(str(video), slow, queue_size=1, realtime=False)
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c:
+        assert feed.ended.wait(20)
+        st = c.get("/api/live/status", headers={"Authorization": "Bearer tok-viewer"}).json()
+    assert st["frames_read"] == 40
+    assert st["frames_dropped"] > 0
+    assert st["frames_processed"] + st["frames_dropped"] == 40
+
+
+def test_events_are_server_sent(live_settings, tmp_path):
+    video = make_video(tmp_path / "ev.mp4", n=8)
+
+    def with_event(frame, i, t):
+        msg = overlay_message(i, t, None, 0.0, None, [], None)
+        if i == 5:
+            msg["events"] = [{"type": "zone_entry", "t": t, "frame": i, "team": "home", "verdict": "offside",
+                              "confidence": 0.8, "margin_m": 0.12, "rule": "903 b1", "evidence": {}}]
+        return msg
+
+    feed = LiveFeed(str(video), with_event, queue_size=2, realtime=True, wait_for_clients=1)
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c:
+        r = c.get("/api/live/events", headers={"Authorization": "Bearer tok-broadcast"})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        blocks = [b for b in r.text.split("\n\n") if b.startswith("event:")]
+        kinds = [b.split("\n")[0] for b in blocks]
+        assert kinds == ["event: rule", "event: end"]
+        ev = json.loads(blocks[0].split("\n", 1)[1][len("data: "):])
+        assert (ev["verdict"], ev["frame"], ev["rule"]) == ("offside", 5, "903 b1")
+
+
+def test_live_auth(live_settings, tmp_path):
+    video = make_video(tmp_path / "a.mp4", n=5)
+    feed = LiveFeed(str(video), lambda f, i, t: overlay_message(i, t, None, 0.0, None, [], None))
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c:
+        assert c.get("/api/live/status").status_code == 401
+        assert c.get("/api/live/events").status_code == 401
+        with c.websocket_connect("/api/live/ws") as ws:
+            ws.send_text(json.dumps({"token": "nope"}))
+            with pytest.raises(WebSocketDisconnect) as exc:
+                ws.receive_text()
+            assert exc.value.code == 4401
+        with c.websocket_connect("/api/live/ws", headers={"Authorization": "Bearer tok-viewer"}) as ws:
+            assert json.loads(ws.receive_text())["type"] in ("frame", "end")
+
+
+def test_no_feed_is_404(live_settings):
+    app = create_app(live_settings)
+    with TestClient(app) as c:
+        assert c.get("/api/live/status", headers={"Authorization": "Bearer tok-viewer"}).status_code == 404
+
+
+def test_bad_sources_and_options(tmp_path):
+    with pytest.raises(ValueError, match="no such file"):
+        LiveFeed(str(tmp_path / "missing.mp4"), lambda f, i, t: {})
+    (tmp_path / "t.txt").write_text("not a video")
+    with pytest.raises(ValueError, match="cannot be opened"):
+        LiveFeed(str(tmp_path / "t.txt"), lambda f, i, t: {})
+    with pytest.raises(ValueError, match="queue_size"):
+        LiveFeed(str(make_video(tmp_path / "q.mp4", n=2)), lambda f, i, t: {}, queue_size=5)
+
+
+def test_processor_errors_are_reported_not_fatal(live_settings, tmp_path):
+    video = make_video(tmp_path / "e.mp4", n=6)
+
+    def broken(frame, i, t):
+        raise RuntimeError("detector exploded")
+
+    feed = LiveFeed(str(video), broken, realtime=False, queue_size=2)
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c:
+        assert feed.ended.wait(10)
+        st = c.get("/api/live/status", headers={"Authorization": "Bearer tok-viewer"}).json()
+    assert st["process_errors"] == st["frames_processed"] > 0
+
+
+def test_cli_parsers(tmp_path):
+    from rulesfromvideo.service.cli import add_live_parser, add_serve_parser, build_processor
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_serve_parser(sub)
+    add_live_parser(sub)
+    a = parser.parse_args(["serve", "--port", "9000", "--data-dir", str(tmp_path)])
+    assert (a.host, a.port, callable(a.func)) == ("127.0.0.1", 9000, True)
+    a = parser.parse_args(["live", "rtsp://cam/stream", "--queue-size", "2"])
+    assert (a.source, a.queue_size, a.host) == ("rtsp://cam/stream", 2, "127.0.0.1")
+    with pytest.raises(SystemExit):
+        parser.parse_args(["live", "x.mp4", "--queue-size", "3"])
+    with pytest.raises(ValueError, match="--game"):
+        build_processor(None, None, 30.0)
+    prof = tmp_path / "cam.json"
+    _profile().save(prof)
+    assert isinstance(build_processor(None, prof, 30.0), FixedCameraProcessor)
+    a = parser.parse_args(["live", str(tmp_path / "missing.mp4"), "--camera-profile", str(prof)])
+    assert a.func(a) == 2  # a clear error, not a traceback
