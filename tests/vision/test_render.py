@@ -167,9 +167,9 @@ def test_visibility_reports_occlusion_and_out_of_frame(clean):
 def test_same_seed_same_bytes_and_seeds_differ(rink):
     cam = make_rig("broadcast", rink, seed=0, width=320, height=180).camera_at(0.0, (0.0, 0.0))
     st = SceneState(0.5, PuckState(np.array([1.0, 0.5, 0.0127])), [player(4, 0.0, 0.0, 30.0), player(5, 2.0, 1.0)])
-    a, ia = Renderer(rink, seed=5, texture_cm_per_px=4.0).render(st, cam)
-    b, ib = Renderer(rink, seed=5, texture_cm_per_px=4.0).render(st, cam)
-    c, _ = Renderer(rink, seed=6, texture_cm_per_px=4.0).render(st, cam)
+    a, ia = Renderer(rink, seed=5, texture_cm_per_px=8.0).render(st, cam)
+    b, ib = Renderer(rink, seed=5, texture_cm_per_px=8.0).render(st, cam)
+    c, _ = Renderer(rink, seed=6, texture_cm_per_px=8.0).render(st, cam)
     assert a.tobytes() == b.tobytes()
     assert ia == ib
     assert a.tobytes() != c.tobytes()
