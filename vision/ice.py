@@ -39,8 +39,8 @@ class IceConfig:
         scale: work resolution for colour masks relative to the frame (0.5 = half).
         chroma_tol: minimum chroma (Cr, Cb) distance from the ice colour that counts as
             not-ice (L1 in Cr, Cb × 1.41); widened by 3 × the ice's own chroma spread.
-        dark_frac: a pixel darker than (1 - dark_frac) × local ice lightness is not ice
-            (0.3 lets soft shadows stay background).
+        dark_frac: a pixel darker than (1 - dark_frac) × local ice luma is not ice
+            (luma is linear: 0.5 is ~20 % in perceptual lightness; soft shadows stay background).
         bright_tol: pixels brighter than local ice by more than this (Y units) are not ice.
         marking_tol: per-channel YCrCb slack around the marking–ice colour range that still counts
             as the marking (inside that group's painted area only).
@@ -49,7 +49,7 @@ class IceConfig:
 
     scale: float = 0.5
     chroma_tol: float = 10.0
-    dark_frac: float = 0.3
+    dark_frac: float = 0.5
     bright_tol: float = 40.0
     marking_tol: float = 28.0
     marking_dilate_px: int = 2

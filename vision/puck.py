@@ -191,6 +191,11 @@ class PuckDetector:
             motion=arr[:, 7],
         )
 
+    @staticmethod
+    def _cut_core(labels, stats, cents, v, i) -> bool:
+        """Shrink blob ``i`` (in place) to its darkest piece; False when nothing is left."""
+        return _cut_core_impl(labels, stats, cents, v, i)
+
     def _candidates(self, cand, crop, v, bg, dark, floor, scene, x0, y0, Wf, Hf, k, prev_v, prev_cam) -> list[tuple]:
         """Score the blobs of one candidate mask; rows (cx, cy, score, area, expected area,
         contrast, isolation, motion, w, h, x_rink, y_rink)."""
@@ -217,7 +222,18 @@ class PuckDetector:
         lo, hi = cfg.area_ratio_range
         keep = okc & (area >= lo * a_exp_v - 1.0) & (area <= hi * a_exp_v + 2.0)
         keep &= np.maximum(bw, bh) <= 2.0 * (1.6 * ext_v + 2.0)
-        idx = idx[keep]
+        # A puck touching a dark stick blade (or pants) merges with it into one oversized
+        # blob. The puck is the blackest part: cut each such blob at the midpoint between
+        # its darkest and its median value and keep the piece around the darkest pixel.
+        over = okc & ~keep & (area <= 10.0 * a_exp_v + 10.0) & (np.maximum(bw, bh) <= 5.0 * (1.6 * ext_v + 2.0))
+        cores = [i for i in idx[over] if self._cut_core(labels, stats, cents, v, int(i))]
+        idx = np.concatenate([idx[keep], np.asarray(cores, dtype=idx.dtype)])
+        if len(cores):
+            c2, ok2 = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
+            a2, e2 = self.expected_size_px(cam, c2)
+            ar = stats[idx, cv2.CC_STAT_AREA]
+            ext2 = np.maximum(stats[idx, cv2.CC_STAT_WIDTH], stats[idx, cv2.CC_STAT_HEIGHT])
+            idx = idx[ok2 & (ar >= lo * a2 - 1.0) & (ar <= hi * a2 + 2.0) & (ext2 <= 2.0 * (1.6 * e2 + 2.0))]
         if len(idx) == 0:
             return []
         on = cand > 0
@@ -281,6 +297,28 @@ class PuckDetector:
                 continue
             rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink[0, 0], xy_rink[0, 1]))
         return rows_out
+
+
+def _cut_core_impl(labels, stats, cents, v, i) -> bool:
+    x, y, w, h, _ = stats[i]
+    sub_l = labels[y : y + h, x : x + w]
+    mine = sub_l == i
+    vals = v[y : y + h, x : x + w]
+    vm = vals[mine]
+    thr = 0.5 * (float(vm.min()) + float(np.median(vm)))
+    core = (mine & (vals <= thr)).astype(np.uint8)
+    n, lab, st, cen = cv2.connectedComponentsWithStats(core, connectivity=8)
+    if n <= 1:
+        return False
+    darkest = np.unravel_index(np.argmin(np.where(mine, vals, 255)), vals.shape)
+    keep = lab[darkest]
+    if keep == 0:
+        return False
+    sub_l[mine & (lab != keep)] = 0  # the rest of the blob is no longer part of the candidate
+    cx, cy, cw, ch, ca = st[keep]
+    stats[i] = (x + cx, y + cy, cw, ch, ca)
+    cents[i] = (cen[keep][0] + x, cen[keep][1] + y)
+    return True
 
 
 def connected_components(mask: np.ndarray):

@@ -37,8 +37,8 @@ or the sledge's front). The blade centre is ``SEAT_BEYOND_CONTACT_M`` beyond it
 along the view direction, and the two blade points are placed
 ±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across the heading from
 the track velocity (across the view when the player stands still). Expected
-error: ~18 cm (1σ) along the view direction — a pixel of the seat's bottom edge
-spans many centimetres of depth for a low camera — and ~9 cm across it; see
+error: ~14 cm (1σ) along the view direction — a pixel of the seat's bottom edge
+spans many centimetres of depth for a low camera — and ~8 cm across it; see
 ``docs/vision.md`` for measured figures.
 
 Vision never knows rules: nothing here decides zones, offside or goals.
@@ -62,11 +62,11 @@ from vision.teams import TEAMS, TeamClassifier, TeamVote
 BLADE_HALF_GAP_M = 0.125
 # Blade centre beyond the detected contact point, along the view direction, metres. The
 # contact is the bottom of the blob under the body, i.e. the seat's near edge; measured on
-# 343 simulated player views (broadcast and blue-line cameras, all headings): −0.045 ± 0.18 m
-# along the view, 0.00 ± 0.09 m across it, independent of the heading (the blades sit under
-# the body whatever way the sledge points). Negative: the blob's bottom lies slightly beyond
-# the blades (the sledge frame's shadow and the mask's opening shift it up the image).
-SEAT_BEYOND_CONTACT_M = -0.045
+# 279 simulated player views (3 plays, broadcast and blue-line cameras, all headings):
+# −0.106 ± 0.14 m along the view, 0.00 ± 0.08 m across it, independent of the heading (the
+# blades sit under the body whatever way the sledge points). Negative: the blob's bottom lies
+# slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
+SEAT_BEYOND_CONTACT_M = -0.10
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 
 
