@@ -373,7 +373,7 @@ def _merge_collinear(lines: list[ImageLine], angle_tol_deg: float = 10.0, dist_t
 
 
 def fit_ellipses(mask: np.ndarray, colour: str, min_axis_px: float = 20.0) -> list[ImageEllipse]:
-    """Fit ellipses (projected faceoff/centre circles) to ring-like components.
+    """Fit ellipses (projected faceoff/centre circles) to ring-like contours (RANSAC).
 
     Args:
         mask: (H, W) uint8 colour mask.
@@ -383,25 +383,48 @@ def fit_ellipses(mask: np.ndarray, colour: str, min_axis_px: float = 20.0) -> li
     Returns:
         Ellipses whose contour fits within ~2 px rms, largest first.
     """
-    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    # Thin (1–2 px) rings break into arcs at antialiasing gaps: close them first.
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    rng = np.random.default_rng(0)
     out = []
     for c in contours:
         if len(c) < 30:
             continue
-        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(c)
-        if min(ax1, ax2) < min_axis_px or not np.isfinite([cx, cy, ax1, ax2]).all():
+        pts = c.reshape(-1, 2).astype(np.float32)
+        # RANSAC on 6-point samples: hash marks, spots or players touching a
+        # ring must not pull the fit.
+        best = None
+        for _ in range(40):
+            sample = pts[rng.choice(len(pts), 6, replace=False)]
+            try:
+                (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(sample)
+            except cv2.error:
+                continue
+            if not np.isfinite([cx, cy, ax1, ax2]).all() or min(ax1, ax2) < min_axis_px:
+                continue
+            inl = np.abs(_ellipse_dev(pts, cx, cy, ax1, ax2, ang)) < 1.0
+            if best is None or inl.sum() > best.sum():
+                best = inl
+        if best is None or best.sum() < max(30, 0.5 * len(pts)):
             continue
-        pts = c.reshape(-1, 2).astype(np.float64)
-        # Distance proxy: normalised radius deviation in the ellipse's own frame.
-        t = np.radians(ang)
-        rot = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
-        q = (pts - [cx, cy]) @ rot.T / (np.array([ax1, ax2]) / 2)
-        dev = (np.hypot(q[:, 0], q[:, 1]) - 1.0) * min(ax1, ax2) / 2
-        if np.sqrt(np.mean(dev**2)) > 2.0:
+        (cx, cy), (ax1, ax2), ang = cv2.fitEllipse(pts[best])
+        if min(ax1, ax2) < min_axis_px:
             continue
-        out.append(ImageEllipse(colour, np.array([cx, cy]), np.array([ax1, ax2]), float(ang), len(pts)))
+        dev = _ellipse_dev(pts[best], cx, cy, ax1, ax2, ang)
+        if np.sqrt(np.mean(dev**2)) > 1.0:
+            continue
+        out.append(ImageEllipse(colour, np.array([cx, cy]), np.array([ax1, ax2]), float(ang), int(best.sum())))
     out.sort(key=lambda e: -e.axes.prod())
     return out
+
+
+def _ellipse_dev(pts: np.ndarray, cx: float, cy: float, ax1: float, ax2: float, ang: float) -> np.ndarray:
+    """Approximate signed distance (px) of points to an OpenCV ellipse."""
+    t = np.radians(ang)
+    rot = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
+    q = (pts - [cx, cy]) @ rot.T / (np.array([ax1, ax2]) / 2)
+    return (np.hypot(q[:, 0], q[:, 1]) - 1.0) * min(ax1, ax2) / 2
 
 
 def edge_map(mask: np.ndarray) -> np.ndarray:

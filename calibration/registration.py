@@ -542,7 +542,7 @@ class Calibrator:
         lines_px = [ln.abc for ln in det]
         out = []
         best_by_f = []
-        for f in pw * np.exp(np.linspace(np.log(0.35), np.log(5.0), 22)):
+        for f in pw * np.exp(np.linspace(np.log(0.35), np.log(5.0), 16)):
             K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]])
             ln_n = np.array([K.T @ l for l in lines_px])
             ln_n /= np.linalg.norm(ln_n, axis=1, keepdims=True)

@@ -65,3 +65,29 @@ def test_no_ice_frame():
     masks = segment_markings(frame)
     assert not masks.has_ice
     assert not masks.red.any() and not masks.blue.any()
+
+
+def test_faceoff_circles_fitted_as_ellipses():
+    import cv2
+
+    from calibration.markings import fit_ellipses
+
+    frame, image_from_rink = _overhead(random_look(np.random.default_rng(7)), 7)
+    masks = segment_markings(frame)
+    ellipses = fit_ellipses(masks.red, "red", min_axis_px=20)
+    spec = RINK.spec
+    r = spec.faceoff_circle_radius_m - spec.thin_line_width_m / 2
+    ang = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            # Reference: the ellipse through the projected circle (a projected
+            # circle's centre is not the projected centre, so fit the image).
+            ring = np.c_[sx * spec.end_spot_x_m + r * np.cos(ang), sy * spec.end_spot_y_m + r * np.sin(ang), np.ones(200)]
+            px = ring @ image_from_rink.T
+            px = (px[:, :2] / px[:, 2:]).astype(np.float32)
+            (cx, cy), axes, _ = cv2.fitEllipse(px)
+            d = [np.linalg.norm(e.centre - [cx, cy]) for e in ellipses]
+            assert d and min(d) < 3.0, ((cx, cy), d)  # ~30 cm at this scale: hypothesis-grade
+            best = ellipses[int(np.argmin(d))]
+            # Contours of a 1–2 px ring lie on its pixel boundaries: diameters within 5 px.
+            assert np.allclose(sorted(best.axes), sorted(axes), atol=5.0)
