@@ -306,7 +306,7 @@ class PuckTracker:
             taken as airborne (too near the camera for its projected spot).
     """
 
-    def __init__(self, fps: float, max_coast_s: float = 0.5, accel_sigma_mps2: float = 40.0,
+    def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
                  acquire_score: float = 0.4) -> None:
         self.fps = float(fps)
