@@ -27,7 +27,8 @@ from vision.sim.rinkgeom import PUCK_FLAT_Z_M, PUCK_RADIUS_M, RinkGeom
 G_MPS2 = 9.81
 PUCK_MAX_SPEED_MPS = 27.8  # 100 km/h
 SLEDGE_MAX_SPEED_MPS = 6.9  # 25 km/h
-SLEDGE_MAX_ACCEL_MPS2 = 4.5  # a strong push with both sticks
+SLEDGE_MAX_ACCEL_MPS2 = 4.5  # along the track: a strong push with both sticks
+SLEDGE_MAX_TURN_ACCEL_MPS2 = 8.0  # across the track: a hard turn on the blade edges (~0.8 g)
 PUCK_FRICTION_MPS2 = 0.5  # sliding deceleration on ice (mu ~ 0.05)
 BOARD_RESTITUTION = 0.6
 POST_RESTITUTION = 0.7
@@ -127,18 +128,34 @@ class PlayerPath:
         return self._heading(np.clip(np.asarray(t, float), self.t0, self.t1))
 
     def check_limits(
-        self, v_max: float = SLEDGE_MAX_SPEED_MPS, a_max: float = SLEDGE_MAX_ACCEL_MPS2, name: str = ""
-    ) -> tuple[float, float]:
-        """Max speed and acceleration over the path; ValueError when over the limits."""
+        self,
+        v_max: float = SLEDGE_MAX_SPEED_MPS,
+        a_max: float = SLEDGE_MAX_ACCEL_MPS2,
+        a_turn_max: float = SLEDGE_MAX_TURN_ACCEL_MPS2,
+        name: str = "",
+    ) -> tuple[float, float, float]:
+        """Max speed, along-track and turning acceleration; ValueError when over the limits.
+
+        Returns:
+            (speed m/s, tangential acceleration m/s^2, centripetal acceleration m/s^2).
+        """
         ts = np.linspace(self.t0, self.t1, max(50, int((self.t1 - self.t0) * 200)))
-        v = np.hypot(*self._dspline(ts).T)
-        a = np.hypot(*self._spline.derivative(2)(ts).T)
-        if v.max() > v_max + 1e-9 or a.max() > a_max + 1e-9:
+        vel = self._dspline(ts)
+        acc = self._spline.derivative(2)(ts)
+        v = np.hypot(*vel.T)
+        u = vel / np.maximum(v, 1e-9)[:, None]
+        a_t = np.abs(np.einsum("nd,nd->n", acc, u))
+        a_n = np.abs(u[:, 0] * acc[:, 1] - u[:, 1] * acc[:, 0])
+        slow = v < 0.5  # at a standstill every direction is "along"
+        a_t[slow] = np.hypot(*acc[slow].T)
+        a_n[slow] = 0.0
+        if v.max() > v_max + 1e-9 or a_t.max() > a_max + 1e-9 or a_n.max() > a_turn_max + 1e-9:
             raise ValueError(
-                f"PlayerPath {name}: speed {v.max():.2f} m/s (max {v_max}) or "
-                f"acceleration {a.max():.2f} m/s^2 (max {a_max}) over the limit"
+                f"PlayerPath {name}: speed {v.max():.2f} m/s (max {v_max}), acceleration "
+                f"{a_t.max():.2f} m/s^2 (max {a_max}) or turning {a_n.max():.2f} m/s^2 "
+                f"(max {a_turn_max}) over the limit"
             )
-        return float(v.max()), float(a.max())
+        return float(v.max()), float(a_t.max()), float(a_n.max())
 
 
 def waypoints_from_points(t_s: np.ndarray, xy_rink_m: np.ndarray, v_end=None) -> np.ndarray:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from scipy.interpolate import CubicHermiteSpline
+from scipy.ndimage import gaussian_filter1d
 from scipy.optimize import brentq
 from shapely.geometry import Point
 
@@ -371,6 +373,16 @@ class _Builder:
         """Shift ``p`` along x so that its offside depth at ``t`` is exactly ``target``."""
         self.shift(p, (target - self.depth(p, t, line_x), 0.0))
 
+    def on_ice(self, xy, margin: float = 2.5) -> np.ndarray:
+        """Clamp a canonical point into the ice, ``margin`` metres from the boards."""
+        hx, hy = self.L2 - margin, self.W2 - margin
+        rc = max(self.g.corner_radius_m - margin, 0.1)
+        q = np.clip(np.asarray(xy, float), [-hx, -hy], [hx, hy])
+        c = np.array([np.sign(q[0]) * (hx - rc), np.sign(q[1]) * (hy - rc)])
+        if abs(q[0]) > hx - rc and abs(q[1]) > hy - rc and np.linalg.norm(q - c) > rc:
+            q = c + (q - c) * (rc / np.linalg.norm(q - c))
+        return q
+
     # -- finish ----------------------------------------------------------------------
     def _finish_goalies(self) -> None:
         ts = np.arange(0.0, self.T + 0.5, 1.0)
@@ -416,6 +428,9 @@ class _Builder:
             if not self.pins[p.id]:
                 raise ValueError(f"{self.scenario}: player {p.id} has no path")
             p.path.check_limits(name=f"{self.scenario}/{p.id}")
+            xy = p.path.xy(np.linspace(0.0, self.T, 400))
+            if np.any(np.abs(xy[:, 0]) > self.L2 - 0.5) or np.any(np.abs(xy[:, 1]) > self.W2 - 0.5):
+                raise ValueError(f"{self.scenario}: player {p.id} leaves the ice")
         # the puck must be continuous at every segment boundary (a moved stick would break it)
         for a, b in zip(self.puck.segments[:-1], self.puck.segments[1:]):
             pa = a.position(np.array([a.t1]))[0]
@@ -435,7 +450,14 @@ def _check_intent(scenario: str, events: list[dict], intent: dict) -> None:
     got = [(e["type"], e["verdict"]) for e in events]
     want = [tuple(x) for x in intent["expect"]]
     if intent.get("subset"):
-        missing = [w for w in want if w not in got]
+        pool = list(got)
+        missing = []
+        for typ, verdict in want:  # in time order; None accepts any verdict
+            k = next((i for i, g in enumerate(pool) if g[0] == typ and verdict in (None, g[1])), None)
+            if k is None:
+                missing.append((typ, verdict))
+            else:
+                pool = pool[k + 1:]
         if missing:
             raise AssertionError(f"{scenario}: expected events {missing} missing from {got}")
     elif sorted(got) != sorted(want):
@@ -701,7 +723,7 @@ def _icing(b: _Builder, variant: str) -> Play:
         target = np.array([b.OUT + R + 0.3, side * b.uniform(3.0, 5.0)])
     dist = float(np.linalg.norm(target - (x_c, y_c)))
     tau = (speed - np.sqrt(speed**2 - 2 * PUCK_FRICTION_MPS2 * dist)) / PUCK_FRICTION_MPS2
-    t_face = 0.6
+    t_face = 0.75  # after the dropped puck has landed and settled
     if variant == "faceoff":
         t_s = t_face
     b.T = float(np.ceil((t_s + tau + (1.3 if variant == "touched" else 1.0)) * 10) / 10)
@@ -1010,6 +1032,277 @@ def _sponge_key_3s(b: _Builder) -> Play:
     return b.finish({"expect": [("key_3s", "violation")], "margins": {"key_3s": m}, "drawn_margin_m": m})
 
 
+
+# -- free play ------------------------------------------------------------------------
+_FORMATION = [(-3.0, 2.0), (-3.5, -7.0), (-3.5, 7.0), (-9.0, -4.0), (-9.0, 4.0)]  # (behind the puck, across)
+
+
+class _Chain:
+    """Free-play choreography helper: carries, passes and shots in canonical coordinates."""
+
+    def __init__(self, b: _Builder) -> None:
+        self.b = b
+        self.protect: dict[int, list[tuple[float, float]]] = {p.id: [] for p in b.players}
+
+    def carry(self, p: Player, t0: float, t1: float, s0, s1, start: float = 1.3) -> None:
+        """Stick blade from ``s0`` (t0) to ``s1`` (t1) in a straight line, puck on it.
+
+        The speed changes at a constant rate from ``start`` to ``2 - start`` times the mean:
+        > 1 a carrier slowing to make his play, < 1 one starting from (nearly) a standstill.
+        """
+        s0, s1 = np.asarray(s0, float), np.asarray(s1, float)
+        v = (s1 - s0) / (t1 - t0)
+        h = float(np.arctan2(v[1], v[0]))
+        sp = float(np.linalg.norm(v))
+        start = float(np.clip(start, 2.0 - 6.5 / sp, 6.5 / sp))  # keep both ends under 6.5 m/s
+        self.b.pin_stick(p, t0, s0, h, start * v)
+        self.b.pin_stick(p, t1, s1, h, (2.0 - start) * v)
+        self.b.hold(p, t0, t1)
+        self.protect[p.id].append((t0, t1))
+
+    def stand(self, p: Player, t0: float, t1: float, stick, heading: float, hold: bool = True) -> None:
+        """Stand still with the stick at ``stick`` (a save, a goalkeeper holding the puck)."""
+        self.b.pin_stick(p, t0, stick, heading, (0.0, 0.0))
+        self.b.pin_stick(p, t1, stick, heading, (0.0, 0.0))
+        if hold:
+            self.b.hold(p, t0, t1)
+        self.protect[p.id].append((t0, t1))
+
+    def keep(self, p: Player, t0: float, t1: float) -> None:
+        self.protect[p.id].append((t0, t1))
+
+
+def _fill(b: _Builder, ch: _Chain, a_lim: float = 1.5, v_form: float = 3.5) -> None:
+    """Give every player knots where the script left gaps: a formation around the puck.
+
+    Skaters trail the puck (goal side when defending, behind it when attacking, so a
+    filler never decides an offside); goalkeepers track the puck in their crease. The
+    formation is smoothed and speed-limited (``v_form``); between two scripted knots the
+    path is the Hermite piece joining them plus a sin^2-weighted pull towards the
+    formation, its weight capped so that the pull adds at most about ``a_lim`` m/s^2.
+    """
+    dt = 0.25
+    tg = np.arange(0.0, b.T + 1e-9, dt)
+    puck = np.array([b.pc(t)[:2] for t in tg])
+    slots: dict[str, int] = {}
+    for p in b.players:
+        rel = "att" if p.team == b.att else "def"
+        a = 1.0 if rel == "att" else -1.0
+        if p.role == "goalkeeper":
+            raw = np.column_stack([np.full(len(tg), -a * (b.GX - 0.75)), np.clip(0.12 * puck[:, 1], -0.45, 0.45)])
+        else:
+            k = slots.get(rel, 0)
+            slots[rel] = k + 1
+            dx, dy = _FORMATION[k % len(_FORMATION)]
+            raw = np.column_stack([np.clip(puck[:, 0] + a * dx, -b.L2 + 5.0, b.L2 - 5.0),
+                                   np.clip(dy * 0.9 + 0.25 * puck[:, 1], -b.W2 + 2.0, b.W2 - 2.0)])
+        form = gaussian_filter1d(raw, 1.5 / dt, axis=0, mode="nearest")
+        for i in range(1, len(form)):  # a formation cannot outrun a sledge
+            step = form[i] - form[i - 1]
+            n = float(np.linalg.norm(step))
+            if n > v_form * dt:
+                form[i] = form[i - 1] + step * (v_form * dt / n)
+        form = gaussian_filter1d(form, 1.0 / dt, axis=0, mode="nearest")
+        F = lambda t, form=form: np.array([np.interp(t, tg, form[:, 0]), np.interp(t, tg, form[:, 1])])  # noqa: E731
+        scripted = list(b.pins[p.id])
+        for pull in (1.0, 0.5, 0.25, 0.1, 0.0):
+            b.pins[p.id] = list(scripted)
+            _fill_gaps(b, ch, p, F, pull * a_lim, (np.pi if a < 0 else 0.0) if p.role == "goalkeeper" else None)
+            try:
+                p.path.check_limits()
+                break
+            except ValueError:
+                continue
+
+
+def _fill_gaps(b: _Builder, ch: _Chain, p: Player, F, a_lim: float, heading) -> None:
+    """Knots between the scripted ones of ``p``: Hermite join plus a capped pull towards ``F``."""
+    if True:
+        anchors = [(k[0], b.d * k[1], np.zeros(2) if np.isnan(k[2][0]) else b.d * k[2]) for k in b.pins[p.id]]
+        if not anchors:
+            anchors = [(0.0, F(0.0), np.zeros(2))]
+        if anchors[0][0] > 1e-6:  # coast back from the first scripted knot when it is close
+            t1, x1, v1 = anchors[0]
+            # starting from rest with a constant push: x1 - v1 t1 / 2
+            start = b.on_ice(x1 - 0.5 * v1 * t1) if t1 < 5.0 else F(0.0)
+            anchors.insert(0, (0.0, start, np.zeros(2)))
+        if anchors[-1][0] < b.T - 1e-6:
+            t1, x1, v1 = anchors[-1]
+            rest = b.T - t1
+            end = b.on_ice(x1 + v1 * rest * 0.5) if rest < 5.0 else F(b.T)
+            anchors.append((b.T, end, np.zeros(2)))
+        for (ta, xa, va), (tb, xb, vb) in zip(anchors[:-1], anchors[1:]):
+            span = tb - ta
+            if span < 1.5 or any(t0 <= ta + 1e-6 and tb - 1e-6 <= t1 for t0, t1 in ch.protect[p.id]):
+                if not b.pins[p.id] or all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
+                    b.pin(p, ta, xa, va, heading)
+                continue
+            # glide to a near stop within a second of each scripted knot, so that a long
+            # gap never inherits the momentum of a carry (a cubic would overshoot the rink)
+            ga = float(np.clip(np.linalg.norm(va) / 2.0, 1.0, span / 3.0))  # glide time, <= 2 m/s^2
+            gb = float(np.clip(np.linalg.norm(vb) / 2.0, 1.0, span / 3.0))
+            knots_t = [ta, ta + ga, tb - gb, tb] if span > 3.0 else [ta, tb]
+            knots_x = ([xa, b.on_ice(xa + 0.5 * va * ga), b.on_ice(xb - 0.5 * vb * gb), xb]
+                       if span > 3.0 else [xa, xb])
+            knots_v = [va, np.zeros(2), np.zeros(2), vb] if span > 3.0 else [va, vb]
+            herm = CubicHermiteSpline([ta, tb], np.vstack([xa, xb]), np.vstack([va, vb]), axis=0)
+            if span > 3.0:
+                glide = CubicHermiteSpline(knots_t, np.vstack(knots_x), np.vstack(knots_v), axis=0)
+                probe = np.linspace(ta, tb, 60)
+
+                def cost(hs):
+                    hp = hs(probe)
+                    off = np.any(np.abs(hp[:, 0]) > b.L2 - 2.5) or np.any(np.abs(hp[:, 1]) > b.W2 - 2.0)
+                    return (off, float(np.linalg.norm(hs(probe, 2), axis=1).max()))
+
+                if cost(glide) < cost(herm):
+                    herm = glide
+            ts = np.linspace(ta, tb, max(3, int(np.ceil(span / 0.5)) + 1))
+            dev = np.array([F(t) for t in ts]) - herm(ts)
+            w_max = min(1.0, a_lim * span**2 / (2 * np.pi**2 * max(float(np.abs(dev).max()), 1e-6)))
+            w_max *= min(1.0, a_lim / 1.5)
+
+            def path(t, ta=ta, span=span, herm=herm, w_max=w_max, F=F):
+                return herm(t) + w_max * np.sin(np.pi * (t - ta) / span) ** 2 * (F(t) - herm(t))
+
+            if all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
+                b.pin(p, ta, xa, va, heading)
+            for t in ts[1:-1]:
+                v = (path(t + 1e-3) - path(t - 1e-3)) / 2e-3
+                b.pin(p, t, path(t), v, heading)
+            if all(abs(k[0] - tb) > 1e-9 for k in b.pins[p.id]):
+                b.pin(p, tb, xb, vb, heading)
+
+
+def _free_play(b: _Builder) -> Play:
+    """60 s: face-off, entries both ways, saves, a clear down the ice and goals."""
+    A = [b.player("att") for _ in range(5)]
+    GA = b.player("att", "goalkeeper")
+    D = [b.player("def") for _ in range(5)]
+    GD = b.player("def", "goalkeeper")
+    ch = _Chain(b)
+    intent: dict[str, Any] = {"expect": [], "subset": True, "margins": {}}
+    F, GX, BACK, POST = b.FAR, b.GX, b.BACK, b.POST
+    # 1. centre face-off: the puck is dropped and the centre draws it back to his defenceman
+    b.puck_start(0.0, (0.0, 0.0, 0.8))
+    t_f = 0.75
+    seat = b.pin_stick(A[0], t_f, (0.0, 0.0), 0.0, (0.5, 0.0))
+    b.pin(A[0], 0.0, seat - (0.3, 0.0), (0.0, 0.0), 0.0)
+    ch.keep(A[0], 0.0, t_f)
+    so = np.array([1.45, -D[0].stick_w_m])
+    b.pin(D[0], 0.0, so, (0.0, 0.0), np.pi)
+    b.pin(D[0], 0.9, so + (0.2, 0.0), (0.3, 0.0), np.pi)
+    ch.keep(D[0], 0.0, 0.9)
+    t1, s1 = 1.6, np.array([-7.0, -4.0])
+    sp = b.speed_to_arrive((0.0, 0.0), s1, t1 - t_f)
+    b.deflect(t_f, A[0], [*(s1 / np.linalg.norm(s1) * sp), 0.0], t1, kind="faceoff")
+    # 2. the defenceman carries and passes to the left wing, who carries over the blue line
+    ch.carry(A[3], t1, 3.0, s1, (-3.5, -5.0), start=0.6)
+    b.pass_to(3.7, (3.0, -8.5))
+    ch.carry(A[1], 3.7, 5.9, (3.0, -8.5), (14.0, -7.5))
+    t_x1 = b.time_when(lambda t: b.pc(t)[0] - R - F, 3.7, 5.9)
+    # the right wing decides the entry (903 b1), then takes a pass in the zone
+    m1 = b.margin()
+    on1 = bool(b.rng.integers(2))
+    tgt1 = -m1 if on1 else m1
+    t_r2, s_r2 = 6.7, np.array([18.5, 2.5])
+    h = 0.3
+    for _ in range(8):
+        f = np.array([np.cos(h), np.sin(h)])
+        l = np.array([-f[1], f[0]])
+        seat_r = s_r2 - A[2].stick_u_m * f - A[2].stick_w_m * l
+        lw = abs(np.sin(h)) * A[2].blade_gap_m / 2
+        seat_x = np.array([F + tgt1 + lw, seat_r[1] - np.tan(h) * (seat_r[0] - (F + tgt1 + lw))])
+        h = float(np.arctan2(*(seat_r - seat_x)[::-1]))
+    vel = (seat_r - seat_x) / (t_r2 - t_x1)
+    b.pin(A[2], t_x1 - 1.5, seat_x - 1.5 * vel, vel, h)
+    b.pin(A[2], t_x1, seat_x, vel, h)
+    b.pin(A[2], t_r2, seat_r, vel, h)
+    ch.keep(A[2], t_x1 - 1.5, t_r2)
+    b.pass_to(t_r2, s_r2)
+    intent["expect"].append(("zone_entry", "onside" if on1 else "offside"))
+    intent["margins"]["zone_entry"] = tgt1
+    # 3. a shot from the slot, the goalkeeper saves and holds, then plays it to the corner
+    ch.carry(A[2], t_r2, 7.6, s_r2, s_r2 + 0.8 * vel * (7.6 - t_r2))
+    save1 = np.array([GX - 1.3, 0.2])
+    b.pass_to(7.9, save1, kind="shot")
+    ch.stand(GD, 7.9, 9.4, save1, np.pi)
+    b.pass_to(10.2, (GX - 2.0, -8.0))
+    ch.carry(D[3], 10.2, 12.2, (GX - 2.0, -8.0), (20.0, -11.0), start=0.4)
+    # 4. up the boards, a pass to the centre who carries into the other zone
+    b.pass_to(13.4, (8.0, -11.5))
+    ch.carry(D[1], 13.4, 17.4, (8.0, -11.5), (-14.0, -9.0))
+    t_x2 = b.time_when(lambda t: -b.pc(t)[0] - R - F, 13.4, 17.4)
+    m2 = b.margin()
+    on2 = bool(b.rng.integers(2))
+    tgt2 = -m2 if on2 else m2
+    seat2 = np.array([-(F + tgt2), b.uniform(2.0, 6.0)])
+    b.pin(D[2], t_x2 - 1.5, seat2 + (6.0, 0.0), (-4.0, 0.0), np.pi)
+    b.pin(D[2], t_x2, seat2, (-4.0, 0.0), np.pi)
+    b.pin(D[2], t_x2 + 1.0, seat2 + (-3.0, 0.0), (-2.0, 0.0), np.pi)
+    ch.keep(D[2], t_x2 - 1.5, t_x2 + 1.0)
+    intent["expect"].append(("zone_entry", "onside" if on2 else "offside"))
+    save2 = np.array([-(GX - 1.3), -0.3])
+    b.pass_to(17.9, save2, kind="shot")
+    ch.stand(GA, 17.9, 19.5, save2, 0.0)
+    # 5. the goalkeeper gives it to his defenceman in the corner, who clears it down the ice
+    b.pass_to(20.3, (-(GX - 2.0), 9.0))
+    ch.carry(A[4], 20.3, 21.3, (-(GX - 2.0), 9.0), (-(GX - 4.5), 9.5), start=0.6)
+    b.shoot_at((GX + 0.5, 4.5), b.uniform(19.0, 22.0), 21.32)
+    t_ice = b.preview_when(lambda q: q[0] - R - b.OUT, 30.0)
+    t_stop = t_ice + 0.12
+    q = b.preview(t_stop)
+    intent["expect"].append(("icing", None))
+    # a defender waiting behind the goal line stops it and carries it up the boards
+    end_s = np.array([GX - 1.0, 9.0])
+    ch.carry(D[3], t_stop, t_stop + 1.6, q[:2], end_s, start=0.5)
+    vc = 0.5 * (end_s - q[:2]) / 1.6
+    seat_s = b.d * D[3].path.xy(t_stop)
+    b.pin(D[3], t_stop - 1.5, seat_s - 0.6 * 1.5 * vc, 0.3 * vc)
+    ch.keep(D[3], t_stop - 1.5, t_stop)
+    # 6. his pass up the boards is intercepted at the point; shot, save, rebound to the corner
+    t_i = t_stop + 2.6
+    s_i = np.array([F + 2.0, -10.0])
+    b.pass_to(t_i, s_i)
+    ch.carry(A[3], t_i, t_i + 1.0, s_i, (F + 4.5, -8.5))
+    save3 = np.array([GX - 1.25, -0.35])
+    b.pass_to(t_i + 1.6, save3, kind="shot")
+    b.pin_stick(GD, t_i + 1.6, save3, np.pi, (0.0, 0.0))
+    ch.keep(GD, t_i + 1.0, t_i + 1.6)
+    t_c = t_i + 3.2
+    corner = np.array([GX - 3.0, 9.0])
+    s_reb = b.speed_to_arrive(save3, corner, t_c - (t_i + 1.6))
+    u = (corner - save3) / np.linalg.norm(corner - save3)
+    b.deflect(t_i + 1.6, GD, [*(u * s_reb), 0.0], t_c)
+    # 7. breakout the other way: corner, boards, centre; an entry and a shot on goal
+    ch.carry(D[4], t_c, t_c + 2.0, corner, (14.0, 11.0), start=0.4)
+    t_p = t_c + 3.0
+    b.pass_to(t_p, (2.0, 4.0))
+    ch.carry(D[0], t_p, t_p + 3.2, (2.0, 4.0), (-15.0, 3.0), start=1.15)
+    intent["expect"].append(("zone_entry", None))
+    save4 = np.array([-(GX - 1.3), 0.25])
+    b.pass_to(t_p + 3.7, save4, kind="shot")
+    ch.stand(GA, t_p + 3.7, t_p + 5.0, save4, 0.0)
+    # 8. the goalkeeper to the defenceman, up to the centre, into the zone, a goal
+    t_d = t_p + 5.8
+    s_d = np.array([-(GX - 3.0), -8.0])
+    b.pass_to(t_d, s_d)
+    ch.carry(A[4], t_d, t_d + 2.0, s_d, (-15.5, -9.5), start=0.4)
+    b.pass_to(t_d + 3.0, (-2.0, -3.0))
+    ch.carry(A[0], t_d + 3.0, t_d + 6.5, (-2.0, -3.0), (16.0, -2.0))
+    intent["expect"].append(("zone_entry", None))
+    m5 = b.margin()
+    ch.carry_end = t_d + 6.5
+    y_a = POST - R - m5
+    b.shoot_at((BACK - R, y_a), b.uniform(16.0, 22.0), b.T)
+    intent["expect"] += [("crease", None), ("goal", "goal")]
+    intent["goal_margin_m"] = m5
+    b.pin(GD, t_d + 6.0, (GX - 0.8, -0.5), (0.0, 0.0), np.pi)
+    ch.keep(GD, t_d + 6.0, t_d + 8.0)
+    _fill(b, ch)
+    return b.finish(intent)
+
+
 _BUILDERS: dict[str, tuple[Callable[[_Builder], Play], dict]] = {
     "onside_carried": (_onside_carried, {}),
     "offside_carried": (_offside_carried, {}),
@@ -1032,6 +1325,7 @@ _BUILDERS: dict[str, tuple[Callable[[_Builder], Play], dict]] = {
     "no_goal_from_behind": (_no_goal_from_behind, {"duration_s": 3.5, "open_back": True}),
     "goal_crease_occupied": (_goal_crease_occupied, {"duration_s": 3.0}),
     "sponge_key_3s": (_sponge_key_3s, {"duration_s": 6.5}),
+    "free_play": (_free_play, {"duration_s": 60.0}),
 }
 
 

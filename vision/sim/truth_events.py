@@ -215,7 +215,7 @@ def goals(ctx: TruthContext) -> list[dict]:
             k_end = leaves[0] if len(leaves) else len(ctx.ts) - 1
             busy_until = ctx.ts[k_end]
             if how == "behind":
-                clear = post - abs(ctx.pxyz(ta)[1]) - R
+                clear = float(post - abs(ctx.pxyz(ta)[1]) - R)
                 ev = {"from_behind": True, "lateral_clearance_m": round(clear, 6), "z_m": round(ctx.pxyz(ta)[2], 6)}
                 out.append(ctx.event("goal", ta, att, "no_goal", min(0.0, depth_f(ta), clear), "906 1", ev))
                 continue
@@ -229,8 +229,8 @@ def goals(ctx: TruthContext) -> list[dict]:
                                       options={"xatol": 1e-9})
                 if -res.fun >= depth[km]:
                     tm = float(res.x)
-            dmax = depth_f(tm)
-            clear = post - abs(ctx.pxyz(tm)[1]) - R
+            dmax = float(depth_f(tm))
+            clear = float(post - abs(ctx.pxyz(tm)[1]) - R)
             margin = min(dmax, clear)
             if dmax > 0:
                 t = float(brentq(depth_f, ta, tm, xtol=1e-12)) if depth_f(ta) < 0 else ta
