@@ -1,0 +1,62 @@
+"""A small clip from the project's simulator, calibrated and scored against its truth."""
+
+import json
+
+import numpy as np
+import pytest
+
+from calibration.evaluation import calibrate_video, evaluate_clip, summarise
+from calibration.rink import RinkModel, RinkSpec
+
+N_FRAMES, W, H = 6, 640, 360
+
+
+def _render(out_dir, preset: str, seed: int) -> None:
+    """clip.mp4 + truth.json (docs/interfaces.md format) from the simulator."""
+    try:
+        from vision.sim.synth import synth_clip
+    except ImportError:
+        synth_clip = None
+    if synth_clip is not None:
+        synth_clip("offside_carried", preset, seed, out_dir, width=W, height=H, fps=30.0, duration_s=N_FRAMES / 30.0)
+        return
+    from vision.sim.camera import make_rig
+    from vision.sim.plays import make_play
+    from vision.sim.render import Renderer
+    from vision.video import VideoWriter
+
+    rink = RinkModel(RinkSpec.for_layout("ipc"))
+    play = make_play("offside_carried", seed)
+    rig = make_rig(preset, rink, seed, W, H)
+    renderer = Renderer(rink, seed)
+    frames, prev = [], None
+    with VideoWriter(out_dir / "clip.mp4", 30.0, W, H) as vw:
+        for i in range(N_FRAMES):
+            t = i / 30.0
+            state = play.state_at(t)
+            cam = rig.camera_at(t, play.focus_at(t))
+            img, _ = renderer.render(state, cam, prev_state=prev[0] if prev else None, prev_cam=prev[1] if prev else None)
+            prev = (state, cam)
+            vw.write(img)
+            d = cam.to_dict()
+            frames.append({"frame": i, "t": t, "camera": {k: d[k] for k in ("K", "dist", "R", "t")},
+                           "H_image_from_rink": cam.H_image_from_rink().tolist()})
+    truth = {"version": 1, "fps": 30.0, "width": W, "height": H, "scenario": "offside_carried", "camera": preset,
+             "seed": seed, "rink": {"layout": "ipc", "length_m": 60, "width_m": 30}, "frames": frames, "events": []}
+    (out_dir / "truth.json").write_text(json.dumps(truth))
+
+
+@pytest.mark.parametrize("preset", ["broadcast"])
+def test_rendered_clip_calibrated_within_centimetres(tmp_path, preset):
+    clip = tmp_path / "clip"
+    clip.mkdir()
+    _render(clip, preset, seed=1)
+    truth = json.loads((clip / "truth.json").read_text())
+    rink = RinkModel(RinkSpec.for_layout("ipc"))
+    info = calibrate_video(clip / "clip.mp4", rink, tmp_path / "pred" / "calibration.jsonl")
+    assert info["frames"] == len(truth["frames"])
+    s = summarise([evaluate_clip(clip, tmp_path / "pred")])[preset]
+    assert s["completeness"] == 1.0
+    assert s["confident_wrong"] == 0
+    assert s["median_cm"] < 5.0 and s["p95_cm"] < 15.0, s
+    assert s["fps"] is not None and s["fps"] > 0
