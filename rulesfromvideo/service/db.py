@@ -43,10 +43,13 @@ def make_engine(url: str) -> Engine:
     if u.get_backend_name() == "sqlite":
         if u.database and u.database != ":memory:":
             Path(u.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(u, connect_args={"check_same_thread": False, "timeout": 10})
+        # Enough pooled connections for every request thread (anyio: 40) plus the job runner,
+        # so a burst of requests never queues on the pool (SQLite connections are cheap).
+        engine = create_engine(u, connect_args={"check_same_thread": False, "timeout": 10},
+                               pool_size=16, max_overflow=48)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(u, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(u, pool_pre_ping=True, pool_size=10, max_overflow=40)
 
 
 def migrate(engine: Engine) -> None:

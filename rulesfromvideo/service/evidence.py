@@ -206,6 +206,44 @@ def crop_zoom(img: np.ndarray, center_px: tuple[float, float], half: int, zoom: 
     return out
 
 
+class PngCache:
+    """Rendered PNGs by key, bounded in total bytes (a judge stepping back and forth re-uses them)."""
+
+    def __init__(self, max_bytes: int = 96 * 1024 * 1024) -> None:
+        self._items: OrderedDict[tuple, bytes] = OrderedDict()
+        self._bytes, self.max_bytes = 0, max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> bytes | None:
+        with self._lock:
+            data = self._items.get(key)
+            if data is not None:
+                self._items.move_to_end(key)
+            return data
+
+    def put(self, key: tuple, data: bytes) -> None:
+        with self._lock:
+            if key in self._items:
+                return
+            self._items[key] = data
+            self._bytes += len(data)
+            while self._bytes > self.max_bytes and self._items:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= len(old)
+
+
+PNGS = PngCache()
+
+
+def file_sig(path: Path) -> tuple:
+    """(size, mtime) of a file, or () when absent: part of a cache key for files still being written."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return (st.st_size, st.st_mtime_ns)
+
+
 def png_bytes(img: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", img)
     if not ok:

@@ -178,6 +178,28 @@ def clip_frame(clip_id: int, frame: int, job_id: int | None = None,
     clip = get_or_404(db, Clip, clip_id, "clip")
     if frame < 0:
         raise HTTPException(422, "frame must be ≥ 0")
-    img, _job = render_clip_frame(db, clip, frame, job_id, layers)
-    return Response(evidence.png_bytes(img), media_type="image/png", headers={"Cache-Control": "private, max-age=60"})
+    return Response(render_clip_frame_png(db, clip, frame, job_id, layers), media_type="image/png",
+                    headers={"Cache-Control": "private, max-age=60"})
+
+
+def render_clip_frame_png(db: Session, clip: Clip, frame: int, job_id: int | None, layers: str | None) -> bytes:
+    """`render_clip_frame` as PNG bytes, cached on everything the picture depends on."""
+    job = None
+    if job_id is None:
+        job = latest_job(db, clip.id, "succeeded") or latest_job(db, clip.id)
+        job_id = job.id if job is not None else None
+    out = Path(job.out_dir) if job is not None and job.out_dir else None
+    if out is None and job_id is not None:
+        j = db.get(Job, job_id)
+        out = Path(j.out_dir) if j is not None and j.out_dir else None
+    video = Path(clip.path)
+    key = (clip.id, evidence.file_sig(video), frame, job_id, layers,
+           evidence.file_sig(out / "tracks.jsonl") if out else (),
+           evidence.file_sig(out / "calibration.jsonl") if out else ())
+    data = evidence.PNGS.get(key)
+    if data is None:
+        img, _job = render_clip_frame(db, clip, frame, job_id, layers)
+        data = evidence.png_bytes(img)
+        evidence.PNGS.put(key, data)
+    return data
 

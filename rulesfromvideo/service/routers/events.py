@@ -13,7 +13,7 @@ from rulesfromvideo.service import evidence
 from rulesfromvideo.service.auth import Principal, reader
 from rulesfromvideo.service.deps import get_db
 from rulesfromvideo.service.models import Clip, Event, Job
-from rulesfromvideo.service.routers.clips import PNG, render_clip_frame
+from rulesfromvideo.service.routers.clips import PNG, render_clip_frame, render_clip_frame_png
 from rulesfromvideo.service.routers.common import get_or_404, latest_decisions, latest_job
 from rulesfromvideo.service.schemas import event_dict
 
@@ -46,8 +46,8 @@ def event_frame(event_id: int, frame: int | None = Query(None, ge=0), layers: st
                 db: Session = Depends(get_db), _: Principal = Depends(reader)) -> Response:
     ev = get_or_404(db, Event, event_id, "event")
     clip = db.get(Clip, ev.clip_id)
-    img, _job = render_clip_frame(db, clip, ev.frame if frame is None else frame, ev.job_id, layers)
-    return Response(evidence.png_bytes(img), media_type="image/png")
+    data = render_clip_frame_png(db, clip, ev.frame if frame is None else frame, ev.job_id, layers)
+    return Response(data, media_type="image/png")
 
 
 @router.get("/events/{event_id}/zoom.png", summary="Zoomed crop around the puck, a line or a point",
