@@ -1358,3 +1358,10 @@ def make_play(scenario: str, seed: int, profile: str = "ipc-sledge") -> Play:
     b = _Builder(scenario, seed, profile, duration, open_back=kw.get("open_back", False),
                  skaters=kw.get("skaters"))
     return fn(b)
+
+
+def truth_to_tracks(play_or_truth):
+    """Perfect-input tracks.jsonl records of a :class:`Play` or a truth dict (see ``vision.sim.synth``)."""
+    from vision.sim.synth import truth_to_tracks as _tt
+
+    return _tt(play_or_truth)
