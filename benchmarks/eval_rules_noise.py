@@ -147,9 +147,11 @@ def main() -> None:
                 pairs, miss, extra = match_events(tr, pr)
                 for t_, p_ in pairs:
                     if t_["verdict"] != p_["verdict"]:
-                        print(f"  [{name}] {sc}/{seed} {t_['type']} truth {t_['verdict']} "
+                        tag = "WRONG " if p_["verdict"] != "inconclusive" else ""
+                        print(f"  [{name}] {tag}{sc}/{seed} {t_['type']} truth {t_['verdict']} "
                               f"({t_['margin_m']:.3f}) pred {p_['verdict']} ({p_['margin_m']}) "
-                              f"sigma {p_['evidence'].get('sigma_m')}")
+                              f"sigma {p_['evidence'].get('sigma_m')} {p_['evidence'].get('exceptions', '')} "
+                              f"{t_['evidence'].get('exceptions', '')}")
                 for t_ in miss:
                     print(f"  [{name}] {sc}/{seed} MISSED {t_['type']} {t_['verdict']} t={t_['t'] - off:.3f}")
                 for p_ in extra:

@@ -223,7 +223,7 @@ def controller_at(obs: Observations, i: int) -> int | None:
     lt = last_touch_before(obs, i)
     if lt is not None:
         k = int(obs.touch_player[lt])
-        return k if _moves_with(obs, k, i) else None
+        return k if moves_with(obs, k, i) else None
     # No touch seen yet (the clip starts with the puck on a stick): the nearest
     # player the puck moves with.
     p = obs.puck_xy_rink_m[i]
@@ -234,12 +234,12 @@ def controller_at(obs: Observations, i: int) -> int | None:
     for k in np.argsort(np.where(np.isfinite(d), d, np.inf)):
         if not np.isfinite(d[k]) or d[k] > HOLD_REACH_M:
             break
-        if _moves_with(obs, int(k), i):
+        if moves_with(obs, int(k), i):
             return int(k)
     return None
 
 
-def _moves_with(obs: Observations, k: int, i: int) -> bool:
+def moves_with(obs: Observations, k: int, i: int) -> bool:
     """Puck within ``HOLD_REACH_M`` of player ``k`` on frame ``i`` and moving with him."""
     p = obs.puck_xy_rink_m
     j0, j1 = max(0, i - 2), min(obs.n_frames - 1, i + 2)

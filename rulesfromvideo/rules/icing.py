@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, contact_point, controller_at, interp_at, make_event, measured_near, point_depth,
+    K_SIGMA, contact_point, controller_at, interp_at, make_event, measured_near, moves_with, point_depth,
     team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -197,9 +197,24 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
     if not mine:
         return None
     f = int(mine[-1])
+    k_sh = int(obs.touch_player[f])
+    # The shot itself may be on a dropped frame: if the puck still moved with the
+    # shooter after his last recorded touch, the contact is his last controlled frame.
+    released = f
+    for j in range(f + 1, c.i + 1):
+        if moves_with(obs, k_sh, j):
+            released = j
+        elif j - released > 3:
+            break
+    contact_from_release = released > f + 1
+    if contact_from_release:
+        f_touch = released
+    else:
+        f_touch = f
     deflected, controlled = _opponent_touches(obs, f, c.i + 1, dfn)
     if controlled:
         return None  # the defending team played it: not this team's icing
+    f = f_touch
     xy, t_c, sig_tc = contact_point(obs, f)
     if not np.isfinite(xy).all():
         return None
@@ -219,6 +234,8 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
                           "timing_bound_m": v_x * obs.dt_s / 2}
     if obs.touch_inferred:
         ev["touches"] = "inferred from puck motion"
+    if contact_from_release:
+        ev["contact"] = "release: the puck moved with the shooter after his last recorded touch"
     if not measured_near(obs, c.i):
         ev["reason"] = "puck not measured at the goal line"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
