@@ -168,3 +168,25 @@ def test_cli_parsers(tmp_path):
     assert isinstance(build_processor(None, prof, 30.0), FixedCameraProcessor)
     a = parser.parse_args(["live", str(tmp_path / "missing.mp4"), "--camera-profile", str(prof)])
     assert a.func(a) == 2  # a clear error, not a traceback
+
+
+def test_pipeline_processor_emits_contract_shaped_messages(tmp_path):
+    """The pipeline's Calibrator/FrameTracker behind the feed: one message per frame, tracks-format fields."""
+    pytest.importorskip("calibration.registration")
+    pytest.importorskip("vision.tracking")
+    from calibration.rink import RinkModel
+    from rfv_service_support import GAME
+
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.service.live import PipelineProcessor
+
+    game = GameDescriptor.from_dict(GAME)
+    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), 30.0)
+    frame = np.full((240, 320, 3), 200, np.uint8)  # no rink lines visible: calibration must say unknown or low
+    for i in range(2):
+        msg = proc(frame, i, i / 30)
+        assert msg["type"] == "frame" and msg["frame"] == i
+        assert set(msg) >= {"H_rink_from_image", "quality", "puck", "players", "lines_px", "puck_px"}
+        assert 0.0 <= msg["quality"] <= 1.0
+        assert isinstance(msg["players"], list)
+        json.dumps(msg)  # JSON-ready as it is
