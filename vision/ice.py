@@ -165,10 +165,10 @@ def build_ice_scene(
     marking_dil = cv2.dilate(marking_mask, kernel)
     ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
 
-    # Ice colour of this frame from unmarked ice (subsampled for speed).
-    clean = (ice_mask > 0) & (marking_dil == 0)
-    sub = clean[::3, ::3]
-    pix = ycc[::3, ::3][sub]
+    # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
+    # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
+    clean = cv2.bitwise_and(ice_mask, cv2.bitwise_not(marking_dil))
+    pix = ycc[::3, ::3][clean[::3, ::3] > 0]
     if len(pix) > 4000:
         pix = pix[:: len(pix) // 4000]
     if len(pix) < 30:
@@ -179,16 +179,15 @@ def build_ice_scene(
 
     Lc, ac, bc = cv2.split(ycc)
     # Chroma distance (L1, integer ops) to the ice colour.
-    dchroma = cv2.add(cv2.absdiff(ac, np.full_like(ac, int(round(ice_ycc[1])))),
-                      cv2.absdiff(bc, np.full_like(bc, int(round(ice_ycc[2])))))
-    chroma_ok = dchroma < int(round(1.41 * chroma_tol))
+    dchroma = cv2.add(cv2.absdiff(ac, int(round(ice_ycc[1]))), cv2.absdiff(bc, int(round(ice_ycc[2]))))
+    chroma_ok = cv2.compare(dchroma, int(round(1.41 * chroma_tol)), cv2.CMP_LT)
     # Local ice lightness: normalised blur of L over pixels that already look like ice.
-    seed = chroma_ok & clean & (cv2.absdiff(Lc, np.full_like(Lc, int(ice_ycc[0]))) < 0.35 * ice_ycc[0] + 10)
+    near_ice_L = cv2.compare(cv2.absdiff(Lc, int(ice_ycc[0])), float(0.35 * ice_ycc[0] + 10), cv2.CMP_LT)
+    seed = cv2.bitwise_and(cv2.bitwise_and(chroma_ok, clean), near_ice_L)
     coarse = 8
     cw, chh = max(1, w // coarse), max(1, h // coarse)
-    seedf = seed.astype(np.float32)
-    Ls = cv2.resize(Lc.astype(np.float32) * seedf, (cw, chh), interpolation=cv2.INTER_AREA)
-    Ms = cv2.resize(seedf, (cw, chh), interpolation=cv2.INTER_AREA)
+    Ls = cv2.resize(cv2.bitwise_and(Lc, seed), (cw, chh), interpolation=cv2.INTER_AREA).astype(np.float32)
+    Ms = cv2.resize(seed, (cw, chh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
     kc = max(3, int(round(min(cw, chh) / 6)) | 1)
     Lb = cv2.GaussianBlur(Ls, (kc, kc), 0)
     Mb = cv2.GaussianBlur(Ms, (kc, kc), 0)
@@ -199,18 +198,20 @@ def build_ice_scene(
     hi_L = cv2.resize(np.clip(L_local_small + cfg.bright_tol, 0, 255).astype(np.uint8), (w, h),
                       interpolation=cv2.INTER_LINEAR)
 
-    ice_like = chroma_ok & (Lc > lo_L) & (Lc <= hi_L)
-    not_plain_ice = (~ice_like).astype(np.uint8) * 255
+    ice_like = cv2.bitwise_and(chroma_ok, cv2.bitwise_and(cv2.compare(Lc, lo_L, cv2.CMP_GT),
+                                                          cv2.compare(Lc, hi_L, cv2.CMP_LE)))
+    not_plain_ice = cv2.bitwise_not(ice_like)
     # Inside a marking's painted area (plus slack), anything between the marking's observed
     # colour and the ice colour is background: the paint itself and its anti-aliased edges.
     marking_ycc: dict = {}
     tol = cfg.marking_tol
     for rgb, m in group_masks:
-        if not np.any(m):
+        x, y, bw, bh = cv2.boundingRect(m)
+        if bw == 0 or bh == 0:
             marking_ycc[rgb] = None
             continue
         core = cv2.erode(m, kernel)
-        sel = core if np.count_nonzero(core) >= 20 else m
+        sel = core if cv2.countNonZero(core) >= 20 else m
         mp = ycc[sel > 0].reshape(-1, 3)
         ref = np.median(mp[:: max(1, len(mp) // 2000)], axis=0)
         marking_ycc[rgb] = ref.astype(np.float32)
@@ -222,18 +223,17 @@ def build_ice_scene(
         hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
         region = cv2.dilate(m, kernel)
         x, y, bw, bh = cv2.boundingRect(region)
-        if bw == 0 or bh == 0:
-            continue
         sub_ycc = ycc[y : y + bh, x : x + bw]
         inr = cv2.bitwise_or(cv2.inRange(sub_ycc, lo1, hi1), cv2.inRange(sub_ycc, lo2, hi2))
-        ice_like[y : y + bh, x : x + bw] |= (inr & region[y : y + bh, x : x + bw]) > 0
+        view = ice_like[y : y + bh, x : x + bw]
+        cv2.bitwise_or(view, cv2.bitwise_and(inr, region[y : y + bh, x : x + bw]), dst=view)
 
-    ice_like_u8 = ice_like.astype(np.uint8) * 255
+    ice_like_u8 = ice_like
     foreground = cv2.bitwise_and(ice_mask, cv2.bitwise_not(ice_like_u8))
 
     fs = frame_bgr[::4, ::4]
     v_full = cv2.max(cv2.max(fs[:, :, 0], fs[:, :, 1]), fs[:, :, 2])
-    clean_full = cv2.resize(clean.astype(np.uint8), (v_full.shape[1], v_full.shape[0]), interpolation=cv2.INTER_NEAREST)
+    clean_full = cv2.resize(clean, (v_full.shape[1], v_full.shape[0]), interpolation=cv2.INTER_NEAREST)
     vv = v_full[clean_full > 0]
     ice_v_full = float(np.median(vv)) if len(vv) else float(np.median(v_full))
 
