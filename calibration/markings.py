@@ -12,7 +12,7 @@ All masks are ``uint8`` (0 / 255), shape (H, W) of the analysed image.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -25,7 +25,6 @@ __all__ = [
     "segment_markings",
     "fit_lines",
     "fit_ellipses",
-    "edge_map",
 ]
 
 # Hue sectors of the chroma shift (degrees of atan2(db*, da*)) for paint.
@@ -425,9 +424,3 @@ def _ellipse_dev(pts: np.ndarray, cx: float, cy: float, ax1: float, ax2: float, 
     rot = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])
     q = (pts - [cx, cy]) @ rot.T / (np.array([ax1, ax2]) / 2)
     return (np.hypot(q[:, 0], q[:, 1]) - 1.0) * min(ax1, ax2) / 2
-
-
-def edge_map(mask: np.ndarray) -> np.ndarray:
-    """Boundary pixels of a mask (morphological gradient), uint8 0/255."""
-    k = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
-    return cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, k)

@@ -3,8 +3,8 @@
 Method (details and limits in ``docs/calibration.md``):
 
 1. **Segmentation** (:mod:`calibration.markings`): ice region, red and blue
-   paint relative to the ice colour; the inner boundary pixels of each paint
-   mask are the registration target, with a distance transform per colour.
+   paint relative to the ice colour (pixels at least half covered by paint);
+   the registration target is the signed distance to each paint mask's edge.
 2. **Model**: boundary samples of every painted marking of the rink model
    (:class:`MarkingModel`), coloured by the marking's own RGB.
 3. **Cold registration** (no usable previous frame): long straight lines
@@ -16,9 +16,10 @@ Method (details and limits in ``docs/calibration.md``):
    zero-roll pinhole camera fitted to the lines (Levenberg–Marquardt); the
    candidates are scored by chamfer agreement of the projected model with
    the paint, and the best are refined.
-4. **Refinement**: Gauss–Newton on the 8 homography parameters minimising
-   the robust (truncated, Huber-weighted) distance-transform residual of the
-   projected model samples, coarse-to-fine truncation radius.
+4. **Refinement**: Gauss–Newton on the 8 homography parameters (and two
+   radial lens coefficients) minimising the robust (truncated, Huber-weighted)
+   edge-distance residual of the projected model samples, coarse-to-fine
+   truncation radius.
 5. **Tracking**: sparse optical flow (Lucas–Kanade on corners anywhere in the
    frame; the rotating/zooming camera moves all of them by one homography)
    predicts the next homography, refinement snaps it to the paint, and the
@@ -346,7 +347,7 @@ class Calibrator:
             result = self._from_profile(targets, A, pw, ph)
         else:
             if self._G is not None and not cut:
-                G_pred = self._flow_predict(self._gray, gray, self._G, self._kappa, targets)
+                G_pred = self._flow_predict(self._gray, gray, self._G)
                 if G_pred is not None:
                     G, kappa = self._refine(G_pred, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2,
                                             kappa=self._kappa, fit_kappa=True, kappa_weight=3e4, step=2)
@@ -450,8 +451,7 @@ class Calibrator:
         return best
 
     # ------------------------------------------------------------------ pieces
-    def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray, kappa=None,
-                      targets=None) -> np.ndarray | None:
+    def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray) -> np.ndarray | None:
         """Predict G in the new frame from sparse flow at half the processing size.
 
         Returns ``G`` unchanged when there is nothing to track (blank ice: the
