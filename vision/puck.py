@@ -116,6 +116,7 @@ class PuckDetector:
         roi_xyxy_px: tuple[int, int, int, int] | None = None,
         prev_v: np.ndarray | None = None,
         prev_cam: PlaneCamera | None = None,
+        v_full: np.ndarray | None = None,
     ) -> Detections:
         """Puck candidates, best first.
 
@@ -125,6 +126,7 @@ class PuckDetector:
             roi_xyxy_px: search window (x0, y0, x1, y1), full-res px; None = whole frame.
             prev_v: (H, W) uint8 max-channel image of the previous frame (motion cue), or None.
             prev_cam: the previous frame's plane camera (maps this frame's pixels there).
+            v_full: (H, W) uint8 ``max_channel(frame_bgr)`` if the caller has it already.
 
         Returns:
             Detections of class ``PUCK`` with ``data``: ``centre_xy_px`` (N, 2),
@@ -142,7 +144,7 @@ class PuckDetector:
         if x1 - x0 < 3 or y1 - y0 < 3 or not scene.ok:
             return _empty()
         crop = frame_bgr[y0:y1, x0:x1]
-        v = max_channel(crop)
+        v = max_channel(crop) if v_full is None else v_full[y0:y1, x0:x1]
 
         # Ice mask of the crop (work resolution → full resolution, nearest).
         ice = _mask_crop(scene, x0, y0, x1, y1)
@@ -163,7 +165,8 @@ class PuckDetector:
         # The background is floored at half the ice brightness so that dark non-ice regions
         # (boards, jerseys) do not make small differences look contrasty.
         floor = int(max(20.0, 0.5 * scene.ice_v_full))
-        thr = cv2.multiply(cv2.max(bg, floor), cfg.dark_ratio_min)
+        lut = np.clip(np.maximum(np.arange(256), floor) * cfg.dark_ratio_min, 0, 255).astype(np.uint8)
+        thr = cv2.LUT(bg, lut)  # dark_ratio_min × max(bg, floor), one table look-up per pixel
         cand = cv2.compare(dark, thr, cv2.CMP_GT)
         cand &= ice
         rows_out = self._candidates(cand, crop, v, bg, dark, floor, scene, x0, y0, Wf, Hf, k, prev_v, prev_cam)
@@ -217,6 +220,9 @@ class PuckDetector:
         idx, area, bw, bh = idx[keep], area[keep], bw[keep], bh[keep]
         if len(idx) == 0:
             return []
+        on = cand > 0
+        min_v_all = np.full(n, 255, dtype=np.uint8)
+        np.minimum.at(min_v_all, labels[on], v[on])
         c_rink, okc = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
         a_exp_v, ext_v = self.expected_size_px(cam, c_rink)
         lo, hi = cfg.area_ratio_range
@@ -226,7 +232,10 @@ class PuckDetector:
         # blob. The puck is the blackest part: cut each such blob at the midpoint between
         # its darkest and its median value and keep the piece around the darkest pixel.
         over = okc & ~keep & (area <= 10.0 * a_exp_v + 10.0) & (np.maximum(bw, bh) <= 5.0 * (1.6 * ext_v + 2.0))
-        cores = [i for i in idx[over] if self._cut_core(labels, stats, cents, v, int(i))]
+        over &= min_v_all[idx] < 0.35 * scene.ice_v_full  # only blobs with a really black part
+        over_idx = idx[over]
+        over_idx = over_idx[np.argsort(min_v_all[over_idx], kind="stable")][:12]
+        cores = [i for i in over_idx if self._cut_core(labels, stats, cents, v, int(i))]
         idx = np.concatenate([idx[keep], np.asarray(cores, dtype=idx.dtype)])
         if len(cores):
             c2, ok2 = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
@@ -236,16 +245,19 @@ class PuckDetector:
             idx = idx[ok2 & (ar >= lo * a2 - 1.0) & (ar <= hi * a2 + 2.0) & (ext2 <= 2.0 * (1.6 * e2 + 2.0))]
         if len(idx) == 0:
             return []
-        on = cand > 0
-        min_v_all = np.full(n, 255, dtype=np.uint8)
-        np.minimum.at(min_v_all, labels[on], v[on])
         min_v = min_v_all[idx].astype(np.float64)
-        idx = idx[min_v < (1.0 - 0.45) * scene.ice_v_full]
+        dark_enough = min_v < (1.0 - 0.45) * scene.ice_v_full
+        idx, min_v = idx[dark_enough], min_v[dark_enough]
         if len(idx) == 0:
             return []
+        idx = idx[np.argsort(min_v, kind="stable")][: 4 * cfg.max_candidates]  # the blackest few
+        # Expected size at each survivor's (unweighted) centre, all at once: it varies
+        # slowly over a few pixels, so the weighted centre below does not need its own.
+        c_rink_i, _ = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
+        a_exp_i, ext_i_all = self.expected_size_px(cam, c_rink_i)
 
         rows_out: list[tuple] = []
-        for i in idx:
+        for n_i, i in enumerate(idx):
             x, y, w, h, a = stats[i]
             # Darkness-weighted centroid over the blob and a one-pixel margin.
             xa, ya, xb, yb = max(0, x - 1), max(0, y - 1), min(v.shape[1], x + w + 1), min(v.shape[0], y + h + 1)
@@ -262,8 +274,7 @@ class PuckDetector:
             xy_rink, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.thickness_m / 2.0)
             if not okr[0]:
                 continue
-            a_exp_arr, ext_arr = self.expected_size_px(cam, xy_rink)
-            a_exp, ext_i = float(a_exp_arr[0]), float(ext_arr[0])
+            a_exp, ext_i = float(a_exp_i[n_i]), float(ext_i_all[n_i])
             lo, hi = cfg.area_ratio_range
             if not (lo * a_exp - 1.0 <= a <= hi * a_exp + 2.0):
                 continue

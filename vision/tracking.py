@@ -591,9 +591,9 @@ class FrameTracker:
         players = self._player_records(cam)
 
         roi = self._puck_roi(cam, frame_bgr.shape)
-        cands = self.puck_detector.detect(frame_bgr, scene, roi, self._prev_v, self._prev_cam)
+        cands = self.puck_detector.detect(frame_bgr, scene, roi, self._prev_v, self._prev_cam, v_full)
         if roi is not None and not _has_gated(self.puck, cands):
-            cands = self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam)
+            cands = self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam, v_full)
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats)
