@@ -234,10 +234,23 @@ def _half_coverage(candidate: np.ndarray, frame_bgr: np.ndarray, ice_bgr: np.nda
     the median of the strongest candidates; coverage is the projection of
     (pixel − ice) on (paint − ice).
     """
-    ys, xs = np.nonzero(candidate)
-    out = np.zeros(candidate.shape, np.uint8)
-    if len(ys) == 0 or ice_bgr is None:
-        return out
+    if ice_bgr is None or not candidate.any():
+        return np.zeros(candidate.shape, np.uint8)
+    # Paint colour from a subsample of the candidates (the strongest 40 %).
+    sub = candidate[::2, ::2]
+    px = frame_bgr[::2, ::2][sub].astype(np.float32) - ice_bgr.astype(np.float32)
+    if len(px) == 0:
+        px = frame_bgr[candidate].astype(np.float32) - ice_bgr.astype(np.float32)
+    mag = np.einsum("ij,ij->i", px, px)
+    paint = np.median(px[mag >= np.percentile(mag, 60)], axis=0)
+    denom = float(paint @ paint)
+    if denom < 1.0:
+        return candidate.astype(np.uint8) * 255
+    # alpha = (pixel − ice)·paint / |paint|², for every pixel in one cv2.transform.
+    m = np.array([[*(paint / denom), -float(ice_bgr.astype(np.float32) @ paint) / denom]], np.float32)
+    alpha = cv2.transform(frame_bgr.astype(np.float32), m)
+    ok = (alpha.reshape(candidate.shape) >= 0.5) & candidate
+    return ok.astype(np.uint8) * 255
     px = frame_bgr[ys, xs].astype(np.float32) - ice_bgr.astype(np.float32)
     mag = np.einsum("ij,ij->i", px, px)
     strong = mag >= np.percentile(mag, 60)
