@@ -372,7 +372,7 @@ class JobRunner:
             clip = s.get(Clip, job.clip_id)
             profile = s.get(CameraProfileRow, clip.camera_profile_id) if clip.camera_profile_id else None
             attempt, clip_id = job.attempts, clip.id
-            video, game, n_frames = Path(clip.path), clip.game_json, clip.n_frames
+            video, game, n_frames, clip_name = Path(clip.path), clip.game_json, clip.n_frames, clip.name
             profile_json = profile.profile_json if profile is not None else None
         job_dir = Path(self.settings.data_dir) / "jobs" / str(job_id)
         out_dir = job_dir / f"attempt-{attempt}"
@@ -384,9 +384,9 @@ class JobRunner:
                                                                  progress=0.0, frames_done=0))
             s.commit()
         try:
-            info = probe_video(video)
+            info = probe_video(video, clip_name)
         except FileNotFoundError:
-            return self._finish(job_id, "failed", f"video unreadable: {video.name} no longer exists")
+            return self._finish(job_id, "failed", f"video unreadable: {clip_name} no longer exists")
         except (NotAVideo, UnreadableVideo, OSError) as exc:
             return self._finish(job_id, "failed", f"video unreadable: {exc}")
         game_path = job_dir / "game.json"

@@ -73,19 +73,25 @@ class VideoInfo:
     n_frames: int
 
 
-def probe_video(path: str | Path) -> VideoInfo:
+def probe_video(path: str | Path, display_name: str | None = None) -> VideoInfo:
     """Check that `path` is a decodable video and describe it.
+
+    Args:
+        path: the file.
+        display_name: the name used in error messages (default: the file name);
+            server paths never appear in them.
 
     Raises:
         NotAVideo: no container signature (e.g. a text or PNG file).
         UnreadableVideo: signature present but no frame decodes, or no frame rate.
     """
     path = Path(path)
+    name = display_name or path.name
     with open(path, "rb") as fh:
         head = fh.read(512)
     container = sniff_container(head)
     if container is None:
-        raise NotAVideo(f"{path.name}: not a video file (no known container signature)")
+        raise NotAVideo(f"{name}: not a video file (no known container signature)")
     try:
         from vision.video import VideoError, probe
     except ImportError:
@@ -94,24 +100,25 @@ def probe_video(path: str | Path) -> VideoInfo:
         try:
             fps, width, height, n_frames = probe(path)
         except VideoError as exc:
-            raise UnreadableVideo(f"{path.name}: {exc}") from None
+            detail = str(exc).replace(f"{path}: ", "").replace(str(path), name)
+            raise UnreadableVideo(f"{name}: {detail}") from None
     else:
-        fps, width, height, n_frames = _cv2_probe(path)
+        fps, width, height, n_frames = _cv2_probe(path, name)
     if not fps or fps <= 0 or width <= 0 or height <= 0:
-        raise UnreadableVideo(f"{path.name}: {container} container but no video stream with a frame rate")
+        raise UnreadableVideo(f"{name}: {container} container but no video stream with a frame rate")
     # A header alone is not enough: one frame must decode (a truncated upload fails here).
     if read_frame(path, 0) is None:
-        raise UnreadableVideo(f"{path.name}: {container} container but the first frame does not decode")
+        raise UnreadableVideo(f"{name}: {container} container but the first frame does not decode")
     return VideoInfo(container, float(fps), int(width), int(height), int(n_frames))
 
 
-def _cv2_probe(path: Path) -> tuple[float, int, int, int]:
+def _cv2_probe(path: Path, name: str) -> tuple[float, int, int, int]:
     import cv2
 
     cap = cv2.VideoCapture(str(path))
     try:
         if not cap.isOpened():
-            raise UnreadableVideo(f"{path.name}: cannot be opened as a video")
+            raise UnreadableVideo(f"{name}: cannot be opened as a video")
         return (
             float(cap.get(cv2.CAP_PROP_FPS) or 0.0),
             int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0),

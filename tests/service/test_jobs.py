@@ -99,7 +99,8 @@ def test_corrupt_video_fails_its_job_with_a_clear_message(client, fake, video):
     job = wait_job(client, _start(client, clip["id"])["id"])
     assert job["state"] == "failed"
     assert job["message"].startswith("video unreadable:")
-    assert video.name in job["message"]
+    assert clip["name"] in job["message"]
+    assert str(video.parent) not in job["message"]  # no server paths in messages
     assert fake.calls == []
     video.unlink()
     job = wait_job(client, _start(client, clip["id"])["id"])
@@ -205,7 +206,7 @@ def test_default_subprocess_analyze_fails_corrupt_video_clearly(settings, video,
     app.state.database.dispose()
 
 
-def test_default_subprocess_analyze_runs_the_worker(settings, tmp_path, monkeypatch):
+def test_default_subprocess_analyze_runs_the_worker(tmp_path):
     """subprocess_analyze maps the worker's exit status and error file onto the job outcome."""
     from rulesfromvideo.service.jobs import JobContext, subprocess_analyze
 

@@ -53,9 +53,10 @@ def _check_refs(db: Session, venue_id: int | None, profile_id: int | None) -> No
             raise HTTPException(422, f"camera profile {profile_id} belongs to another venue")
 
 
-def _create_clip(db: Session, path: Path, name: str, game_json: str, uploaded: bool, venue_id, profile_id) -> Clip:
+def _create_clip(db: Session, path: Path, name: str, game_json: str, uploaded: bool, venue_id, profile_id,
+                 display_name: str) -> Clip:
     try:
-        info = probe_video(path)
+        info = probe_video(path, display_name)
     except NotAVideo as exc:
         raise HTTPException(415, str(exc)) from None
     except UnreadableVideo as exc:
@@ -104,7 +105,7 @@ def upload_clip(
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, dest)
-        clip = _create_clip(db, dest, name or orig, game_json, True, venue_id, camera_profile_id)
+        clip = _create_clip(db, dest, name or orig, game_json, True, venue_id, camera_profile_id, orig)
     except BaseException:
         tmp.unlink(missing_ok=True)
         dest.unlink(missing_ok=True)
@@ -126,7 +127,8 @@ def register_path(body: RegisterPath, db: Session = Depends(get_db),
         raise HTTPException(exc.status, str(exc)) from None
     game_json = validate_game(body.game)
     _check_refs(db, body.venue_id, body.camera_profile_id)
-    clip = _create_clip(db, path, body.name or path.name, game_json, False, body.venue_id, body.camera_profile_id)
+    clip = _create_clip(db, path, body.name or path.name, game_json, False, body.venue_id, body.camera_profile_id,
+                        body.path)
     log.info("clip %s registered by %s from the media root", clip.id, who.name)
     return clip_dict(clip)
 
