@@ -19,8 +19,8 @@ from pathlib import Path
 
 def sample_paths() -> tuple[Path, Path]:
     """The embedded sample clip and its GAME.json (rendered by `rulesfromvideo synth`)."""
-    root = resources.files("rulesfromvideo") / "data"
-    return Path(str(root / "sample_clip.mp4")), Path(str(root / "sample_game.json"))
+    root = resources.files("rulesfromvideo") / "data" / "sample"
+    return Path(str(root / "clip.mp4")), Path(str(root / "game.json"))
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:

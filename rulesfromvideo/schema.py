@@ -134,7 +134,8 @@ class Player(BaseModel):
     model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     id: int | str
-    team: Team
+    # None: the tracker could not tell the team (vision says so rather than guess).
+    team: Team | None = None
     role: Literal["skater", "goalkeeper"]
     blades: tuple[tuple[float, float], tuple[float, float]]
 
