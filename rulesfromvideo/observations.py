@@ -204,8 +204,6 @@ class Observations:
         # Time on the full grid: interpolate the recorded times (handles offsets).
         t_s = np.interp(frame.astype(float), frames_in.astype(float), t_in) if len(recs) > 1 \
             else np.array([t_in[0]])
-        if len(recs) > 1 and (frame[-1] > frames_in[-1] or frame[0] < frames_in[0]):
-            pass  # cannot happen: grid spans exactly the recorded frames
 
         # Players: index by id in first-seen order.
         ids: list = []
@@ -251,7 +249,6 @@ class Observations:
                     fp = np.asarray(fp, float)
                     if fp.ndim == 2 and fp.shape[0] >= 3 and fp.shape[1] == 2:
                         feet[k][int(i)] = fp
-        dt = 1.0 / fps
         max_gap = max(0, int(round(max_gap_s * fps)))
         sigma_raw = _sigma_per_frame(frame, detection_sigma_m, calibration_sigma_m, quality_by_frame)
 
@@ -279,7 +276,6 @@ class Observations:
             # Smoothing averages the random part (noise), not the calibration bias.
             obs.sigma_smoothed_m = np.sqrt(sigma_raw ** 2 + (noise * factor) ** 2 + gap_sigma ** 2)
             obs.smoothed = True
-        del dt
         return obs
 
 

@@ -7,10 +7,13 @@ footprint on the ice against the crease polygon (``rink.crease(end)``).
 
 ``crease`` event at each ``goal`` (verdict goal or inconclusive), same ``t``:
 ``margin_m`` = max over attacking skaters of the footprint's depth in the crease
-(> 0 ``occupied``; < 0 minus the gap, ``clear``). Without a footprint the blades
-are used: blades inside decide ``occupied``; blades outside can only decide
-``clear`` when they are farther than the sled extends beyond them
-(``SLED_BEYOND_BLADES_M``), else ``inconclusive``. Sticks are not in the tracks,
+(> 0 ``occupied``; < 0 minus the gap, ``clear``). Without a footprint in the
+tracks, a nominal sledge outline (``SLED_OUTLINE_UW_M``, feet for standing
+players) is placed on the blades, heading from their (left, right) order, and its
+model error (``SLED_MODEL_SIGMA_M``, 5 cm) enters sigma. With the heading
+undefined only the blades are used: blades inside decide ``occupied``; blades
+outside decide ``clear`` only when farther than a sled reaches
+(``SLED_BEYOND_BLADES_M``). Sticks are not in the tracks,
 so "holds his stick in the goal crease" cannot be checked (said in evidence).
 
 Westridge 1 n/o (``key_3s``): while his team controls the puck in the attacking
@@ -32,6 +35,34 @@ from rulesfromvideo.rules.context import RuleContext
 
 #: How far a sled (or a foot) reaches beyond its blade contact points, m (sled frame 1.1 m long).
 SLED_BEYOND_BLADES_M = {"sledge": 0.9, "standing": 0.2}
+#: Nominal sledge outline in the player's frame (u forward, w left), m, around the blade
+#: midpoint (the blades sit under the seat, 305): seat 0.40 m wide from -0.25 to +0.15 m,
+#: frame tapering to 0.12 m at the front, 0.85 m ahead (frame about 1.1 m long, 302).
+SLED_OUTLINE_UW_M = ((-0.25, 0.20), (0.15, 0.20), (0.85, 0.06), (0.85, -0.06), (0.15, -0.20), (-0.25, -0.20))
+FOOT_HALF_LEN_M, FOOT_HALF_W_M = 0.14, 0.055
+#: 1-sigma of the nominal outline against a real sled (sizes vary), m.
+SLED_MODEL_SIGMA_M = 0.05
+
+
+def nominal_footprint(blades: np.ndarray, kind: str) -> np.ndarray | None:
+    """(N, 2) outline from the two blades (left, right) with nominal dimensions, or None.
+
+    The heading is the left-to-right vector turned -90 degrees (the blade order of
+    the tracks contract: left, right).
+    """
+    l = blades[0] - blades[1]
+    n = float(np.linalg.norm(l))
+    if not np.isfinite(n) or n < 1e-6:
+        return None
+    l = l / n
+    f = np.array([l[1], -l[0]])
+    c = blades.mean(axis=0)
+    if kind == "standing":
+        half = n / 2 + FOOT_HALF_W_M
+        uw = [(-FOOT_HALF_LEN_M, half), (FOOT_HALF_LEN_M, half), (FOOT_HALF_LEN_M, -half), (-FOOT_HALF_LEN_M, -half)]
+    else:
+        uw = SLED_OUTLINE_UW_M
+    return np.array([c + u * f + w * l for u, w in uw])
 
 
 def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
@@ -56,8 +87,12 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
             * obs.fps if np.isfinite(b).all() else 0.0
         fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
         sig = float(np.hypot(obs.sigma_smoothed_m[i], v * obs.dt_s / 2))
+        nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
         if fp is not None:
             d, src = footprint_depth(fp, area), "footprint"
+        elif nominal is not None:
+            d, src = footprint_depth(nominal, area), "nominal_outline_from_blades"
+            sig = float(np.hypot(sig, SLED_MODEL_SIGMA_M))
         elif np.isfinite(b).all():
             d, src = float(np.max(point_depth(b, area))), "blades"
         else:
@@ -80,7 +115,7 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
     ev.update({"player": obs.player_ids[k], "source": src, "blades_rink_m": obs.blades_rink_m[k, near]})
     if d >= K_SIGMA * sig and d > 0:
         verdict = "occupied"
-    elif src == "footprint" and d <= -K_SIGMA * sig and not missing:
+    elif src != "blades" and d <= -K_SIGMA * sig and not missing:
         verdict = "clear"
     elif src == "blades" and d <= -(K_SIGMA * sig + SLED_BEYOND_BLADES_M[kind]) and not missing:
         verdict = "clear"

@@ -219,11 +219,19 @@ def test_907_a4_sled_in_crease_occupied():
     assert len(cr) == 1 and cr[0]["verdict"] == "occupied" and cr[0]["evidence"]["source"] == "footprint"
 
 
-def test_907_a4_clear_and_blades_only_inconclusive():
-    """217: crease polygon; without a footprint, blades near the crease cannot prove it clear."""
+def test_907_a4_clear_and_blades_only():
+    """217: crease polygon; without a footprint a nominal sled outline is placed on the blades."""
     b = still(15.0, 5.0)
     assert of_type(_crease_clip(b, sledge_fp(b)).run(), "crease")[0]["verdict"] == "clear"
-    assert of_type(_crease_clip(still(24.0, 1.0), None).run(), "crease")[0]["verdict"] == "inconclusive"
+    # blades outside, the sled's front (0.85 m ahead, facing +x) inside -> occupied
+    e = of_type(_crease_clip(still(24.0, 1.0), None).run(), "crease")[0]
+    assert e["verdict"] == "occupied" and e["evidence"]["source"] == "nominal_outline_from_blades"
+    # facing away from the goal (-x): the outline stays out of the crease
+    away = lambda t: [[23.7, 1.0 - 0.125], [23.7, 1.0 + 0.125]]
+    assert of_type(_crease_clip(away, None).run(), "crease")[0]["verdict"] == "clear"
+    # heading undefined (blades on one point) near the crease -> cannot prove it clear
+    point = lambda t: [[23.5, 1.0], [23.5, 1.0]]
+    assert of_type(_crease_clip(point, None).run(), "crease")[0]["verdict"] == "inconclusive"
     assert of_type(_crease_clip(still(15.0, 5.0), None).run(), "crease")[0]["verdict"] == "clear"
 
 
