@@ -170,3 +170,17 @@ def test_sponge_players_stand():
 def test_unknown_scenario_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown scenario"):
         make_play("nope", 0)
+
+
+def test_free_play_strings_the_scenarios_together():
+    p = play("free_play", 0)
+    assert p.duration_s == 60.0 and len(p.players) == 12
+    kinds = [e["type"] for e in p.events]
+    # 903 entries both ways, 905 the clear from behind the own goal line, 906 1 the goal + 907 a4 crease
+    assert kinds.count("zone_entry") >= 3 and "icing" in kinds and "goal" in kinds and "crease" in kinds
+    assert {e["team"] for e in p.events if e["type"] == "zone_entry"} == {"home", "away"}
+    ts = np.arange(0.0, 60.0, 1.0 / 30)
+    puck = p.puck.position(ts)
+    assert np.max(np.linalg.norm(np.diff(puck, axis=0), axis=1)) <= PUCK_MAX_SPEED_MPS / 30 + 1e-6
+    for q in p.players:
+        assert np.max(np.linalg.norm(np.diff(q.path.xy(ts), axis=0), axis=1)) <= SLEDGE_MAX_SPEED_MPS / 30 + 1e-6

@@ -1250,15 +1250,16 @@ def _free_play(b: _Builder) -> Play:
     ch.carry(A[4], 20.3, 21.3, (-(GX - 2.0), 9.0), (-(GX - 4.5), 9.5), start=0.6)
     b.shoot_at((GX + 0.5, 4.5), b.uniform(19.0, 22.0), 21.32)
     t_ice = b.preview_when(lambda q: q[0] - R - b.OUT, 30.0)
-    t_stop = t_ice + 0.12
+    t_stop = t_ice + 0.05
     q = b.preview(t_stop)
     intent["expect"].append(("icing", None))
     # a defender waiting behind the goal line stops it and carries it up the boards
     end_s = np.array([GX - 1.0, 9.0])
     ch.carry(D[3], t_stop, t_stop + 1.6, q[:2], end_s, start=0.5)
-    vc = 0.5 * (end_s - q[:2]) / 1.6
     seat_s = b.d * D[3].path.xy(t_stop)
-    b.pin(D[3], t_stop - 1.5, seat_s - 0.6 * 1.5 * vc, 0.3 * vc)
+    v_start = 0.5 * (end_s - q[:2]) / 1.6
+    v_app = np.array([0.3, 1.0])  # sliding along the end boards towards the puck
+    b.pin(D[3], t_stop - 1.5, seat_s - 0.75 * (v_app + v_start), v_app)
     ch.keep(D[3], t_stop - 1.5, t_stop)
     # 6. his pass up the boards is intercepted at the point; shot, save, rebound to the corner
     t_i = t_stop + 2.6
