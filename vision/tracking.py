@@ -10,9 +10,11 @@ prediction (the whole ice when lost). A candidate is accepted when it passes a
 χ² gate on the innovation; the best-scoring gated candidate updates the filter
 (``measured: true``). Without one the filter coasts (``measured: false``) for up
 to ``max_coast_s``, after which the puck is unknown (``null``). A strong
-candidate outside the gate is adopted only after it is seen in consecutive
-frames at physically consistent positions (re-acquisition after a deflection or
-a loss). A puck in the air projects through the ice-plane homography to a point
+candidate outside the gate but within reach of a velocity change of at most
+25 m/s since the last measurement (a pass, shot or deflection) restarts the
+filter with the new velocity; one farther away is adopted only after it is seen
+in three consecutive frames at physically consistent positions (re-acquisition
+after a loss). A puck in the air projects through the ice-plane homography to a point
 far beyond its real position and looks too large for that spot; such
 measurements (out of the gate, or oversized) are not used, and the record stays
 ``measured: false`` on the prediction instead of a wrongly projected point.
@@ -304,11 +306,14 @@ class PuckTracker:
         reach_m: a touching player's seat is at most this far from the puck (arm + stick).
         airborne_area_ratio: a blob this many times larger than a puck on the ice there is
             taken as airborne (too near the camera for its projected spot).
+        acquire_score: candidates at least this strong may start or restart a track.
+        kick_dv_mps: largest velocity change (pass, shot, deflection) accepted outside the χ²
+            gate; the filter then restarts with the new velocity.
     """
 
     def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
-                 acquire_score: float = 0.4) -> None:
+                 acquire_score: float = 0.4, kick_dv_mps: float = 25.0) -> None:
         self.fps = float(fps)
         self.dt = 1.0 / self.fps
         self.max_coast = max(1, int(round(max_coast_s * fps)))
@@ -317,6 +322,7 @@ class PuckTracker:
         self.reach_m = reach_m
         self.airborne_area_ratio = airborne_area_ratio
         self.acquire_score = acquire_score
+        self.kick_dv = kick_dv_mps
         self.kf: KalmanCV | None = None
         self.misses = 0
         self.hits = 0
@@ -385,6 +391,15 @@ class PuckTracker:
                 if touch is not None:
                     rec["touch"] = touch
                 return rec
+            kicked = self._try_kick(frame_index, xy, score, oversize)
+            if kicked is not None:
+                j, v_prior = kicked
+                rec = self._record(True)
+                touch = self._touch(frame_index, xy[j], v_prior, players)
+                self._last_meas = (frame_index, xy[j].copy())
+                if touch is not None:
+                    rec["touch"] = touch
+                return rec
             self.misses += 1
             if self._try_reacquire(frame_index, xy, score, oversize):
                 return self._record(True)
@@ -396,6 +411,36 @@ class PuckTracker:
         if self._try_reacquire(frame_index, xy, score, oversize):
             return self._record(True)
         return None
+
+    def _try_kick(self, frame_index: int, xy: np.ndarray, score: np.ndarray,
+                  oversize: np.ndarray) -> tuple[int, np.ndarray] | None:
+        """A pass, shot or deflection: a strong candidate outside the χ² gate but within what a
+        velocity change of at most ``kick_dv_mps`` since the last measurement allows. The
+        filter restarts there with the new velocity; returns (candidate, velocity before).
+        """
+        if self._last_meas is None or not len(score):
+            return None
+        f0, xy0 = self._last_meas
+        gap = (frame_index - f0) * self.dt
+        if gap <= 0 or frame_index - f0 > 3:
+            return None
+        pred = self.kf.xy
+        radius = 0.1 + self.kick_dv * gap
+        best, best_s = -1, self.acquire_score
+        for j in range(len(score)):
+            if oversize[j] or score[j] < best_s:
+                continue
+            if np.linalg.norm(xy[j] - pred) <= radius and np.linalg.norm(xy[j] - xy0) <= 45.0 * gap + 0.1:
+                best, best_s = j, score[j]
+        if best < 0:
+            return None
+        v_prior = self.kf.v
+        v_new = (xy[best] - xy0) / gap
+        self.kf = KalmanCV(xy[best], 0.03, 3.0, self.accel, v0=v_new)
+        self.misses = 0
+        self.hits += 1
+        self._pending.clear()
+        return best, v_prior
 
     def coast(self, frame_index: int) -> dict | None:
         """No measurement possible this frame (no calibration): coast or report unknown."""

@@ -117,3 +117,40 @@ def test_evaluate_tracks_counts():
     assert m["puck_err_median_cm"] == pytest.approx(2.0)
     assert m["blade_err_median_cm"] == pytest.approx(5.0)
     assert m["team_accuracy"] == pytest.approx(4 / 5) and m["idf1"] == pytest.approx(1.0)
+
+
+def _cand(xy, score=0.8):
+    from vision.detections import Detections
+
+    return Detections.from_centers(np.array([xy]), np.array([4.0, 3.0]), [score], xy_rink_m=np.array([xy]),
+                                   area_px=np.array([10.0]), expected_area_px=np.array([10.0]))
+
+
+def test_touch_reported_when_the_puck_changes_direction_next_to_a_player():
+    pt = PuckTracker(FPS)
+    player = [(7, "away", np.array([2.0, 0.3]))]
+    recs = []
+    for f in range(20):
+        x = 0.2 * f if f <= 10 else 2.0 - 0.2 * (f - 10)  # 6 m/s towards the player, then back
+        pt.predict(f)
+        recs.append(pt.update(f, _cand((x, 0.0)), np.array([0.02]), player))
+    touches = [(f, r["touch"]) for f, r in enumerate(recs) if r and "touch" in r]
+    assert touches and touches[0][1] == {"player": 7, "team": "away"}
+    assert 10 <= touches[0][0] <= 12 and len(touches) == 1
+
+
+def test_oversized_blob_far_off_the_track_is_not_measured():
+    # An airborne puck projects beyond its real spot and looks too big there: coast instead.
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    for f in range(8):
+        pt.predict(f)
+        rec = pt.update(f, _cand((0.1 * f, 0.0)), np.array([0.02]), [])
+    assert rec["measured"]
+    lifted = Detections.from_centers(np.array([[0.9, 2.5]]), np.array([9.0, 9.0]), [0.9],
+                                     xy_rink_m=np.array([[0.9, 2.5]]), area_px=np.array([60.0]),
+                                     expected_area_px=np.array([10.0]))
+    pt.predict(8)
+    rec = pt.update(8, lifted, np.array([0.02]), [])
+    assert rec["measured"] is False and abs(rec["y"]) < 0.1
