@@ -56,7 +56,8 @@ def is_complete(out_dir: Path) -> bool:
         return False
 
 
-def analyze_one(video: str, game: str | None, out_dir: str, overlay: bool = False) -> dict:
+def analyze_one(video: str, game: str | None, out_dir: str, overlay: bool = False,
+                max_frames: int | None = None) -> dict:
     """Analyse one video, catching every failure into the outcome (used locally and as a Ray task)."""
     from rulesfromvideo.pipeline import analyze
 
@@ -65,7 +66,7 @@ def analyze_one(video: str, game: str | None, out_dir: str, overlay: bool = Fals
         return asdict(VideoOutcome(video, out_dir, "failed", error="no GAME.json found (use --game)"))
     t0 = time.perf_counter()
     try:
-        res = analyze(video, game, out, overlay=overlay, progress=False)
+        res = analyze(video, game, out, overlay=overlay, progress=False, max_frames=max_frames)
     except Exception as exc:  # one bad video must not stop the batch
         out.mkdir(parents=True, exist_ok=True)
         (out / "error.txt").write_text(f"{exc}\n\n{traceback.format_exc()}")
@@ -84,6 +85,7 @@ def run_batch(
     game: str | Path | None = None,
     ray_address: str | None = None,
     overlay: bool = False,
+    max_frames: int | None = None,
 ) -> list[dict]:
     """Analyse every video matching `pattern` (a glob, `**` allowed).
 
@@ -94,6 +96,7 @@ def run_batch(
         ray_address: None to run here one after the other; `auto` or `ray://host:port`
             (or `local` to start a local Ray instance) to run one Ray task per video.
         overlay: also write overlay.mp4 per video.
+        max_frames: analyse at most this many frames per video (quick looks, tests).
 
     Returns:
         One outcome dict per video (see `VideoOutcome`).
@@ -112,9 +115,9 @@ def run_batch(
         todo.append((str(v), None if g is None else str(g), str(od)))
 
     if ray_address:
-        outcomes += _run_on_ray(todo, ray_address, overlay)
+        outcomes += _run_on_ray(todo, ray_address, overlay, max_frames)
     else:
-        outcomes += [analyze_one(v, g, od, overlay) for v, g, od in todo]
+        outcomes += [analyze_one(v, g, od, overlay, max_frames) for v, g, od in todo]
     outcomes.sort(key=lambda o: o["video"])
     summary = {
         "pattern": pattern,
@@ -130,7 +133,7 @@ def run_batch(
     return outcomes
 
 
-def _run_on_ray(todo: list[tuple], address: str, overlay: bool) -> list[dict]:
+def _run_on_ray(todo: list[tuple], address: str, overlay: bool, max_frames: int | None) -> list[dict]:
     """One Ray task per video; a task that raises is recorded as failed, the others go on."""
     try:
         import ray
@@ -144,7 +147,7 @@ def _run_on_ray(todo: list[tuple], address: str, overlay: bool) -> list[dict]:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1, max_retries=1)(analyze_one)
-        refs = [task.remote(v, g, od, overlay) for v, g, od in todo]
+        refs = [task.remote(v, g, od, overlay, max_frames) for v, g, od in todo]
         outcomes = []
         for (v, _, od), ref in zip(todo, refs):
             try:

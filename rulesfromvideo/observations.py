@@ -207,17 +207,27 @@ class Observations:
 
         # Players: index by id in first-seen order.
         ids: list = []
-        team: list[str] = []
         role: list[str] = []
+        votes: dict = {}
         for r in recs:
             for p in r.get("players") or ():
+                if p.get("team") not in ("home", "away", None):
+                    raise ValueError(f"tracks frame {r['frame']}: player {p['id']}: team must be home|away|null")
                 if p["id"] not in ids:
-                    if p["team"] not in ("home", "away"):
-                        raise ValueError(f"tracks frame {r['frame']}: player {p['id']}: team must be home|away")
                     ids.append(p["id"])
-                    team.append(p["team"])
+                    votes[p["id"]] = {"home": 0, "away": 0}
                     role.append({"goalie": "goalkeeper", "player": "skater"}.get(p.get("role", "skater"),
                                                                                p.get("role", "skater")))
+                if p.get("team") is not None:
+                    votes[p["id"]][p["team"]] += 1
+        # A track's team is the clear majority of its labelled frames; "" when the
+        # tracker never (or never clearly) told: such a player counts for neither team.
+        team = []
+        for pid in ids:
+            v = votes[pid]
+            n = v["home"] + v["away"]
+            best = max(v, key=v.get)
+            team.append(best if n and v[best] >= 0.8 * n else "")
         P = len(ids)
         pidx = {pid: k for k, pid in enumerate(ids)}
         puck = np.full((F, 2), np.nan)

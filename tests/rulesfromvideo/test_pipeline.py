@@ -1,0 +1,161 @@
+"""The main job end to end on the embedded sample clip (simulator truth), and its failure modes.
+
+These run the real calibration, vision and rules stages on the first frames of
+the sample (rendered by our simulator, with exact truth beside it).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rulesfromvideo.cli import main, sample_paths
+from rulesfromvideo.pipeline import AnalyzeError, analyze
+from rulesfromvideo.schema import read_calibration_jsonl, read_events_json, read_tracks_jsonl
+
+N = 12  # frames analysed per test: enough for calibration and tracking to settle
+
+
+@pytest.fixture(scope="module")
+def sample() -> tuple[Path, Path, dict]:
+    video, game = sample_paths()
+    truth = json.loads((video.parent / "truth.json").read_text())
+    return video, game, truth
+
+
+@pytest.fixture(scope="module")
+def sample_run(sample, tmp_path_factory):
+    video, game, _ = sample
+    out = tmp_path_factory.mktemp("sample_out")
+    result = analyze(video, game, out, progress=False, max_frames=N)
+    return result, out
+
+
+def test_contract_files_are_written_and_valid(sample_run):
+    """design.md: events.json, tracks.jsonl, calibration.jsonl (one line per frame), report.html."""
+    result, out = sample_run
+    assert result.frames == N and result.complete
+    calib = list(read_calibration_jsonl(out / "calibration.jsonl"))
+    tracks = list(read_tracks_jsonl(out / "tracks.jsonl"))
+    assert [c.frame for c in calib] == list(range(N))
+    assert [t.frame for t in tracks] == list(range(N))
+    assert all(abs(t.t - t.frame / 30.0) < 1e-6 for t in tracks)
+    read_events_json(out / "events.json")  # raises on any contract violation
+    run = json.loads((out / "run.json").read_text())
+    assert run["complete"] is True and run["frames_processed"] == N
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+
+
+def test_calibration_agrees_with_truth(sample, sample_run):
+    """Every calibrated frame maps the truth's image points of visible ice back within 0.5 m."""
+    _, _, truth = sample
+    _, out = sample_run
+    grid = np.array([[x, y] for x in range(-28, 29, 2) for y in range(-13, 14, 2)], float)
+    checked = 0
+    for c in read_calibration_jsonl(out / "calibration.jsonl"):
+        if c.H_rink_from_image is None:
+            continue
+        h_true = np.array(truth["frames"][c.frame]["H_image_from_rink"], float)
+        uvw = np.c_[grid, np.ones(len(grid))] @ h_true.T
+        uv = uvw[:, :2] / uvw[:, 2:]
+        w, h = truth["width"], truth["height"]
+        inside = (uvw[:, 2] > 0) & (uv[:, 0] > 50) & (uv[:, 0] < w - 50) & (uv[:, 1] > 50) & (uv[:, 1] < h - 50)
+        back = np.c_[uv[inside], np.ones(inside.sum())] @ np.array(c.H_rink_from_image).T
+        err = np.linalg.norm(back[:, :2] / back[:, 2:] - grid[inside], axis=1)
+        assert np.median(err) < 0.5, f"frame {c.frame}: median rink error {np.median(err):.2f} m"
+        checked += 1
+    assert checked >= N // 2
+
+
+def test_unreadable_video_is_a_clear_error(sample, tmp_path):
+    _, game, _ = sample
+    bad = tmp_path / "broken.mp4"
+    bad.write_bytes(b"this is not a video at all")
+    with pytest.raises(AnalyzeError, match="broken.mp4"):
+        analyze(bad, game, tmp_path / "out", progress=False)
+
+
+def test_bad_descriptor_names_the_field(sample, tmp_path):
+    video, _, _ = sample
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps({"rules": "no-such-profile", "teams": {"home": {"color": "#c8102e"},
+                                                                     "away": {"color": "#0b3d91"}}}))
+    with pytest.raises(AnalyzeError, match="rules"):
+        analyze(video, game, tmp_path / "out", progress=False)
+
+
+def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch):
+    """Ctrl-C mid-run: events.json is readable for what was processed; run.json says incomplete."""
+    import vision.tracking
+
+    video, game, _ = sample
+    real_update = vision.tracking.FrameTracker.update
+
+    def update(self, frame_bgr, frame_index, t, calib):
+        if frame_index == 5:
+            raise KeyboardInterrupt
+        return real_update(self, frame_bgr, frame_index, t, calib)
+
+    monkeypatch.setattr(vision.tracking.FrameTracker, "update", update)
+    result = analyze(video, game, tmp_path / "out", progress=False)
+    assert not result.complete and result.frames == 5
+    read_events_json(tmp_path / "out" / "events.json")
+    assert len((tmp_path / "out" / "tracks.jsonl").read_text().splitlines()) == 5
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["complete"] is False
+
+
+def test_cli_analyze_sample(tmp_path, capsys):
+    assert main(["analyze", "--sample", "--out", str(tmp_path / "o"), "--max-frames", "3", "--quiet"]) == 0
+    assert "3 frames" in capsys.readouterr().out
+
+
+def test_cli_analyze_bad_video_exit_code(tmp_path, sample, capsys):
+    _, game, _ = sample
+    bad = tmp_path / "x.mp4"
+    bad.write_text("nope")
+    assert main(["analyze", str(bad), "--game", str(game), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def _batch_folder(sample, tmp_path) -> Path:
+    video, game, _ = sample
+    root = tmp_path / "season"
+    (root / "g1").mkdir(parents=True)
+    (root / "g2").mkdir()
+    shutil.copy(video, root / "g1" / "clip.mp4")
+    shutil.copy(game, root / "g1" / "game.json")
+    (root / "g2" / "clip.mp4").write_bytes(b"\x00" * 100)  # corrupt
+    shutil.copy(game, root / "g2" / "game.json")
+    return root
+
+
+def test_batch_survives_a_failed_video_and_skips_complete_ones(sample, tmp_path):
+    from rulesfromvideo.batch import run_batch
+
+    root = _batch_folder(sample, tmp_path)
+    outcomes = run_batch(str(root / "**" / "*.mp4"), tmp_path / "out", max_frames=3)
+    status = {Path(o["video"]).parent.name: o["status"] for o in outcomes}
+    assert status == {"g1": "done", "g2": "failed"}
+    assert (Path([o for o in outcomes if o["status"] == "failed"][0]["out_dir"]) / "error.txt").is_file()
+    again = run_batch(str(root / "**" / "*.mp4"), tmp_path / "out", max_frames=3)
+    status = {Path(o["video"]).parent.name: o["status"] for o in again}
+    assert status == {"g1": "skipped", "g2": "failed"}
+    summary = json.loads((tmp_path / "out" / "batch.json").read_text())
+    assert (summary["skipped"], summary["failed"]) == (1, 1)
+
+
+def test_batch_on_local_ray(sample, tmp_path):
+    """One Ray task per video on a local Ray instance; the corrupt video fails, the other lands."""
+    pytest.importorskip("ray")
+    from rulesfromvideo.batch import run_batch
+
+    root = _batch_folder(sample, tmp_path)
+    outcomes = run_batch(str(root / "**" / "*.mp4"), tmp_path / "out", ray_address="local", max_frames=3)
+    status = {Path(o["video"]).parent.name: o["status"] for o in outcomes}
+    assert status == {"g1": "done", "g2": "failed"}
+    assert len((tmp_path / "out" / "g1__clip" / "tracks.jsonl").read_text().splitlines()) == 3
