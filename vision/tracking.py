@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -616,15 +617,21 @@ class FrameTracker:
         self.puck.predict(frame_index)
         H = getattr(calib, "rink_from_image", calib)
         frame_ok = frame_bgr is not None and getattr(frame_bgr, "ndim", 0) == 3
-        if H is None or not frame_ok or not np.all(np.isfinite(np.asarray(H, dtype=np.float64))):
+        cam = scene = None
+        if H is not None and frame_ok:
+            H = np.asarray(H, dtype=np.float64).reshape(3, 3)
+            if np.all(np.isfinite(H)) and abs(np.linalg.det(H)) > 1e-15:
+                try:
+                    cam = self._camera(H, frame_bgr.shape[1], frame_bgr.shape[0])
+                    scene = build_ice_scene(frame_bgr, cam, self.geom, self.ice_config)
+                except (np.linalg.LinAlgError, ValueError, cv2.error):
+                    cam = scene = None  # a degenerate homography: this frame is unmeasurable
+        if scene is None:
             self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
             self._prev_v, self._prev_cam = None, None
             return FrameObservation(frame_index, float(t), puck, self._player_records(None))
 
-        H = np.asarray(H, dtype=np.float64).reshape(3, 3)
-        cam = self._camera(H, frame_bgr.shape[1], frame_bgr.shape[0])
-        scene = build_ice_scene(frame_bgr, cam, self.geom, self.ice_config)
         v_full = max_channel(frame_bgr)
 
         dets, team_votes = self.player_detector.detect(scene)

@@ -154,3 +154,17 @@ def test_oversized_blob_far_off_the_track_is_not_measured():
     pt.predict(8)
     rec = pt.update(8, lifted, np.array([0.02]), [])
     assert rec["measured"] is False and abs(rec["y"]) < 0.1
+
+
+def test_bad_frames_and_degenerate_calibration_do_not_crash(kit):
+    tracker = FrameTracker(kit.rink, GAME, FPS)
+    img, _ = kit.drawer.frame(puck_xyz=(1.0, -1.0, 0.0127))
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    for f, (frame, calib) in enumerate([(img, H), (img, np.zeros((3, 3))), (img, np.full((3, 3), np.nan)),
+                                        (None, H), (np.zeros((720, 1280, 3), np.uint8), H)]):
+        rec = tracker.update(frame, f, f / FPS, calib).to_record()
+        assert rec["frame"] == f and isinstance(rec["players"], list)
+    # A frame with no ice visible (the camera sees only the crowd): nothing confident is measured.
+    far = np.linalg.inv(kit.cam.H_image_from_rink()) @ np.array([[1, 0, 5000], [0, 1, 5000], [0, 0, 1.0]])
+    rec = tracker.update(img, 9, 9 / FPS, far).to_record()
+    assert rec["puck"] is None or rec["puck"]["measured"] is False
