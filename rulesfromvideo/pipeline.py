@@ -82,7 +82,7 @@ def analyze(
         video_path: the clip (any container OpenCV/ffmpeg reads).
         game_path: GAME.json (see `rulesfromvideo.game`).
         out_dir: folder receiving `events.json`, `tracks.jsonl`, `calibration.jsonl`,
-            `run.json`, `report.html` and, with `overlay`, `overlay.mp4`.
+            `extra_events.json`, `run.json`, `report.html` and, with `overlay`, `overlay.mp4`.
         overlay: also render `overlay.mp4`.
         camera_profile_path: a stored fixed-camera calibration (`calibration.fixed`).
         progress: show a progress bar with frames/s and ETA on stderr.
@@ -176,8 +176,13 @@ def analyze(
             overlay_writer.close()
     seconds = time.perf_counter() - t0
 
-    events = _run_rules(tracks_path, game, rink)
+    from rulesfromvideo.rules.engine import split_contract
+
+    # events.json holds exactly the design's four event types; the other rule
+    # outputs (delayed offside, 1064, key 3 s, mercy) go beside it in the same format.
+    events, extra_events = split_contract(_run_rules(tracks_path, game, rink))
     write_json_atomic(out_dir / "events.json", {"events": events})
+    write_json_atomic(out_dir / "extra_events.json", {"events": extra_events})
     _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
     result = AnalyzeResult(out_dir, frames_done, n_frames, complete, seconds, events)
     try:
