@@ -72,11 +72,9 @@ def serve(port: int, data_dir: Path) -> None:
     import uvicorn
 
     from rulesfromvideo.service.app import create_app
-    from rulesfromvideo.service.deps import get_analyze_fn
     from rulesfromvideo.service.settings import Settings
 
-    app = create_app(Settings(data_dir=data_dir, tokens=TOKENS, job_heartbeat_s=0.2))
-    app.dependency_overrides[get_analyze_fn] = lambda: fixture_analyze
+    app = create_app(Settings(data_dir=data_dir, tokens=TOKENS, job_heartbeat_s=0.2), analyze_fn=fixture_analyze)
     logging.getLogger("rulesfromvideo.service").setLevel(logging.WARNING)
     uvicorn.run(app, host=HOST, port=port, log_level="warning", access_log=False)
 

@@ -126,13 +126,18 @@ class SecurityHeaders:
         await self.app(scope, receive, wrapped)
 
 
-def create_app(settings: Settings | None = None, *, live_feed=None, database: Database | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, live_feed=None, database: Database | None = None,
+               analyze_fn=None) -> FastAPI:
     """Build the review service.
 
     Args:
         settings: configuration (default: from `RFV_*` environment variables).
         live_feed: a `live.LiveFeed` to serve on `/api/live/*` (started with the app).
         database: an already open `Database` (default: opened from `settings`).
+        analyze_fn: the `jobs.AnalyzeFn` for analysis jobs (default:
+            `jobs.subprocess_analyze`). `app.dependency_overrides[get_analyze_fn]`
+            takes precedence (tests); prefer this argument in production, since any
+            dependency override makes FastAPI re-resolve every dependency per request.
 
     Returns:
         The FastAPI app. Use it as an ASGI app (uvicorn) or in
@@ -170,9 +175,13 @@ def create_app(settings: Settings | None = None, *, live_feed=None, database: Da
     app.state.tokens = TokenTable.from_settings(settings)
     app.state.live_feed = live_feed
     # Resolved per job so that `app.dependency_overrides[get_analyze_fn]` reaches the background runner.
-    app.state.runner = JobRunner(
-        database, settings, lambda: app.dependency_overrides.get(get_analyze_fn, get_analyze_fn)()
-    )
+    def resolve_analyze_fn():
+        override = app.dependency_overrides.get(get_analyze_fn)
+        if override is not None:
+            return override()
+        return analyze_fn if analyze_fn is not None else get_analyze_fn()
+
+    app.state.runner = JobRunner(database, settings, resolve_analyze_fn)
 
     for r in (clips, jobs, events, decisions, calibration, venues, export, live):
         app.include_router(r.router)

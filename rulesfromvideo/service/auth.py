@@ -70,7 +70,7 @@ def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def get_principal(
+async def get_principal(
     request: Request, creds: HTTPAuthorizationCredentials | None = Depends(_bearer)
 ) -> Principal:
     """The caller, from `Authorization: Bearer TOKEN` (a FastAPI dependency; tests override it)."""
@@ -85,7 +85,8 @@ def get_principal(
 def require(*roles: str):
     """A dependency that admits only callers whose role is in `roles` (403 otherwise)."""
 
-    def check(principal: Principal = Depends(get_principal)) -> Principal:
+    # async: a dictionary look-up needs no worker thread (sync dependencies each cost a thread hop).
+    async def check(principal: Principal = Depends(get_principal)) -> Principal:
         if principal.role not in roles:
             raise HTTPException(
                 status.HTTP_403_FORBIDDEN, f"role {principal.role!r} may not do this (needs {' or '.join(roles)})"

@@ -15,11 +15,11 @@ from rulesfromvideo.service.db import Database
 from rulesfromvideo.service.settings import Settings
 
 
-def get_app_settings(request: Request) -> Settings:
+async def get_app_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     return request.app.state.database
 
 
@@ -29,7 +29,7 @@ def get_db(request: Request) -> Iterator[Session]:
         yield session
 
 
-def get_runner(request: Request):
+async def get_runner(request: Request):
     return request.app.state.runner
 
 
