@@ -344,6 +344,7 @@ class LiveFeed:
     def status(self) -> dict:
         with self._sub_lock:
             n_ws, n_sse = len(self._ws), len(self._sse)
-        return {"source": str(self.source) if self._is_file else "live", "fps": self.fps,
+        # A file's name only, and nothing of a URL (it may carry camera credentials).
+        return {"source": Path(str(self.source)).name if self._is_file else "live", "fps": self.fps,
                 "ended": self.ended.is_set(), "error": self.error, "ws_clients": n_ws, "sse_clients": n_sse,
                 **self.stats.summary()}
