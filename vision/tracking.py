@@ -310,11 +310,13 @@ class PuckTracker:
         acquire_score: candidates at least this strong may start or restart a track.
         kick_dv_mps: largest velocity change (pass, shot, deflection) accepted outside the χ²
             gate; the filter then restarts with the new velocity.
+        confident_score: a candidate this strong (re)starts a track after two consistent
+            frames instead of three.
     """
 
     def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
-                 acquire_score: float = 0.4, kick_dv_mps: float = 25.0) -> None:
+                 acquire_score: float = 0.4, kick_dv_mps: float = 25.0, confident_score: float = 0.6) -> None:
         self.fps = float(fps)
         self.dt = 1.0 / self.fps
         self.max_coast = max(1, int(round(max_coast_s * fps)))
@@ -324,6 +326,7 @@ class PuckTracker:
         self.airborne_area_ratio = airborne_area_ratio
         self.acquire_score = acquire_score
         self.kick_dv = kick_dv_mps
+        self.confident_score = confident_score
         self.kf: KalmanCV | None = None
         self.misses = 0
         self.hits = 0
@@ -454,7 +457,8 @@ class PuckTracker:
         return self._record(False)
 
     def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, oversize: np.ndarray) -> bool:
-        """Start a track from a strong candidate seen in three consecutive frames with consistent motion.
+        """Start a track from a strong candidate seen in three consecutive frames with consistent
+        motion (two for a very strong one).
 
         While the current track coasts, this needs ``misses >= 2`` (a one-frame miss is
         not a reason to jump elsewhere).
@@ -476,17 +480,23 @@ class PuckTracker:
                 v_a = (p2 - p1) / self.dt
                 if np.linalg.norm(v_a) > 45.0:  # faster than a hard shot: not the same puck
                     continue
+                if score[j] >= self.confident_score:  # a very clear puck needs two frames only
+                    self._start(frame_index, p2, v_a)
+                    return True
                 for p0 in prev.get(f2, np.zeros((0, 2))):
                     v_b = (p1 - p0) / self.dt
                     if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
-                        self.kf = KalmanCV(p2, 0.05, 2.0, self.accel, v0=v_a)
-                        self.misses = 0
-                        self.hits = 1
-                        self._pending.clear()
-                        self._last_meas = (frame_index, p2.copy())
+                        self._start(frame_index, p2, v_a)
                         return True
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
+
+    def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray) -> None:
+        self.kf = KalmanCV(xy, 0.05, 2.0, self.accel, v0=v0)
+        self.misses = 0
+        self.hits = 1
+        self._pending.clear()
+        self._last_meas = (frame_index, np.asarray(xy, dtype=np.float64).copy())
 
     def _record(self, measured: bool) -> dict:
         x, y = self.kf.xy
