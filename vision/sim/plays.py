@@ -440,6 +440,14 @@ class _Builder:
         game = self.game()
         ctx = TruthContext(self.puck, self.players, self.g, game, self.T, FPS, self.profile)
         events = compute_events(ctx)
+        if self.standing:
+            # Westridge 1 b: no offsides or icing are called in the sponge league (and no crease rule)
+            intent = {**intent, "expect": [x for x in intent["expect"] if x[0] not in ("zone_entry", "icing", "crease")],
+                      "margins": {k: v for k, v in intent.get("margins", {}).items()
+                                  if k not in ("zone_entry", "icing", "crease")},
+                      "evidence": {k: v for k, v in intent.get("evidence", {}).items() if k not in ("zone_entry", "icing")},
+                      "exceptions": {k: v for k, v in intent.get("exceptions", {}).items()
+                                     if k not in ("zone_entry", "icing")}}
         _check_intent(self.scenario, events, intent)
         return Play(self.scenario, self.seed, self.profile, FPS, self.T, game, events, self.players,
                     self.puck, self.g, self.d, intent)
@@ -881,7 +889,9 @@ def _goal(b: _Builder, occupied: bool = False) -> Play:
             b.shift(screen, -s * dirn)
             return d - mc
 
-        s = brentq(depth_after, -2.0, 2.0, xtol=1e-10)
+        grid = np.arange(-2.0, 2.0, 0.05)
+        s_top = grid[int(np.argmax([depth_after(g) for g in grid]))]
+        s = brentq(depth_after, -2.0, s_top, xtol=1e-10)
         b.shift(screen, s * dirn)
         intent["margins"]["crease"] = mc
         intent["drawn_crease_margin_m"] = mc

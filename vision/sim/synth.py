@@ -214,7 +214,8 @@ def truth_to_tracks(truth: dict | Play) -> Iterator[dict]:
 
     Yields:
         ``{"frame", "t", "puck": {"x", "y", "z", "measured": True[, "touch"]} | None,
-        "players": [{"id", "team", "role", "blades"}]}`` per frame, rink metres.
+        "players": [{"id", "team", "role", "blades", "footprint"}]}`` per frame, rink metres
+        (``footprint``, the sledge polygon, is an optional extra for the crease rule, 907 a4).
     """
     if isinstance(truth, Play):
         play = truth
@@ -227,8 +228,8 @@ def truth_to_tracks(truth: dict | Play) -> Iterator[dict]:
             if f in touch:
                 puck["touch"] = touch[f]
             yield _r({"frame": f, "t": t, "puck": puck,
-                      "players": [{"id": q.id, "team": q.team, "role": q.role, "blades": q.blades_rink_m.tolist()}
-                                  for q in st.players]})
+                      "players": [{"id": q.id, "team": q.team, "role": q.role, "blades": q.blades_rink_m.tolist(),
+                                   "footprint": q.footprint_rink_m.tolist()} for q in st.players]})
         return
     fps = float(truth["fps"])
     touch = _touch_frames(truth.get("touches", []), fps)
@@ -249,5 +250,5 @@ def truth_to_tracks(truth: dict | Play) -> Iterator[dict]:
                 puck["touch"] = {"player": pk["last_touch"], "team": teams.get(pk["last_touch"])}
             last = pk.get("last_touch", last)
         yield {"frame": fr["frame"], "t": fr["t"], "puck": puck,
-               "players": [{"id": q["id"], "team": q["team"], "role": q["role"], "blades": q["blades"]}
-                           for q in fr["players"]]}
+               "players": [{"id": q["id"], "team": q["team"], "role": q["role"], "blades": q["blades"],
+                            **({"footprint": q["footprint"]} if "footprint" in q else {})} for q in fr["players"]]}

@@ -189,7 +189,7 @@ def _delayed_offside(ctx: TruthContext, t: float, end: int, att: str, dfn: str, 
     return {"delayed": True, "nullified_t": round(tn, 6), "nullified_by": how}
 
 
-def goals(ctx: TruthContext) -> list[dict]:
+def goals(ctx: TruthContext, crease: bool = True) -> list[dict]:
     """906: one event per puck arrival at the goal line between the posts (+ crease, 907 a4)."""
     g, out = ctx.geom, []
     post = g.post_inner_y_m
@@ -245,7 +245,7 @@ def goals(ctx: TruthContext) -> list[dict]:
             if last is not None:
                 ev["last_touch"] = {"player": last.player, "team": last.team}
             out.append(ctx.event("goal", t, att, verdict, margin, "906 1", ev))
-            if verdict == "goal":
+            if verdict == "goal" and crease:
                 out.append(_crease(ctx, t, end, att))
     return out
 
@@ -391,7 +391,8 @@ def compute_events(ctx: TruthContext) -> list[dict]:
         g = goals(ctx)
         ev += zone_entries(ctx) + g + icings(ctx, g)
     else:
-        # Westridge 1 b: no offsides (icing only in the final minute, not simulated)
-        ev += goals(ctx) + key_violations(ctx)
+        # Westridge 1 b: no offsides (icing only in the final minute, not simulated); the
+        # book has no crease rule, its key rule is 1 n/o
+        ev += goals(ctx, crease=False) + key_violations(ctx)
     ev.sort(key=lambda e: (round(e["t"], 6), e["type"]))
     return ev
