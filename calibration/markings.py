@@ -25,6 +25,7 @@ __all__ = [
     "segment_markings",
     "fit_lines",
     "fit_ellipses",
+    "merge_collinear",
 ]
 
 # Hue sectors of the chroma shift (degrees of atan2(db*, da*)) for paint.
@@ -43,6 +44,9 @@ class MarkingMasks:
         ice_like: (H, W) uint8, pixels with the ice's own colour.
         red: (H, W) uint8, red paint on/near the ice.
         blue: (H, W) uint8, blue paint on/near the ice.
+        red_faint: (H, W) uint8, red candidates before the half-coverage test
+            (keeps sub-pixel lines far away; for line detection, not for fitting).
+        blue_faint: (H, W) uint8, the same for blue.
         ice_lab: (3,) float, estimated ice colour in OpenCV 8-bit Lab.
         ice_fraction: share of the image covered by the ice region.
         chroma_spread: robust spread of the ice's chroma (Lab units).
@@ -52,6 +56,8 @@ class MarkingMasks:
     ice_like: np.ndarray
     red: np.ndarray
     blue: np.ndarray
+    red_faint: np.ndarray
+    blue_faint: np.ndarray
     ice_lab: np.ndarray
     ice_fraction: float
     chroma_spread: float
@@ -186,7 +192,7 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
     est = ice_hint if ice_hint is not None else _ice_colour(lab)
     if est is None:
-        return MarkingMasks(zeros, zeros, zeros.copy(), zeros.copy(), np.zeros(3), 0.0, 0.0)
+        return MarkingMasks(zeros, zeros, zeros.copy(), zeros.copy(), zeros.copy(), zeros.copy(), np.zeros(3), 0.0, 0.0)
     ice_lab, spread = est
     tol_ice = max(6.0, 3.0 * spread)
     thr = max(paint_min_chroma, 4.0 * spread)
@@ -220,9 +226,11 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     near_ice = cv2.resize(near_ice, (w, h), interpolation=cv2.INTER_NEAREST) > 0
     keep = near_ice & painted_L
     ice_bgr = np.median(frame_bgr[::7, ::7][ice_like[::7, ::7] > 0], axis=0) if ice_like.any() else None
-    red = _half_coverage((cls == 2) & keep, frame_bgr, ice_bgr)
-    blue = _half_coverage((cls == 3) & keep, frame_bgr, ice_bgr)
-    return MarkingMasks(ice, ice_like, red, blue, ice_lab, ice_fraction, spread)
+    red_c, blue_c = (cls == 2) & keep, (cls == 3) & keep
+    red = _half_coverage(red_c, frame_bgr, ice_bgr)
+    blue = _half_coverage(blue_c, frame_bgr, ice_bgr)
+    return MarkingMasks(ice, ice_like, red, blue, red_c.astype(np.uint8) * 255, blue_c.astype(np.uint8) * 255,
+                        ice_lab, ice_fraction, spread)
 
 
 def _half_coverage(candidate: np.ndarray, frame_bgr: np.ndarray, ice_bgr: np.ndarray | None) -> np.ndarray:
@@ -326,7 +334,7 @@ def fit_lines(mask: np.ndarray, colour: str, min_length_px: float = 40.0, max_li
         ln = _line_in_component(pts, colour, piece_len, min_straight_fraction)
         if ln is not None:
             pieces.append(ln)
-    merged = _merge_collinear(pieces)
+    merged = merge_collinear(pieces)
     lines = [ln for ln in merged if ln.length_px >= min_length_px]
     lines.sort(key=lambda ln: -ln.support)
     return lines[:max_lines]
@@ -359,7 +367,7 @@ def _line_in_component(pts: np.ndarray, colour: str, min_len: float, min_fractio
     return ImageLine(colour, abc, foot + lo * direction, foot + hi * direction, width, int(len(inl)))
 
 
-def _merge_collinear(lines: list[ImageLine], angle_tol_deg: float = 10.0, dist_tol_px: float = 4.0) -> list[ImageLine]:
+def merge_collinear(lines: list[ImageLine], angle_tol_deg: float = 10.0, dist_tol_px: float = 4.0) -> list[ImageLine]:
     """Merge pieces of the same straight marking split by occluders."""
     lines = sorted(lines, key=lambda ln: -ln.support)
     merged: list[ImageLine] = []

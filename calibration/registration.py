@@ -44,7 +44,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from calibration.fixed import CameraProfile, apply_homography
-from calibration.markings import MarkingMasks, fit_lines, segment_markings
+from calibration.markings import MarkingMasks, fit_lines, merge_collinear, segment_markings
 
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
 
@@ -480,7 +480,16 @@ class Calibrator:
     def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> list[np.ndarray]:
         masks = targets.masks
         min_len = 0.25 * min(pw, ph)
-        lines = fit_lines(masks.red, "red", min_len, 6) + fit_lines(masks.blue, "blue", min_len, 6)
+        # Faint masks (before the half-coverage test) keep far, sub-pixel lines
+        # such as a goal line across the zone in a broadcast view.
+        # Lines from the strict masks, plus those only the faint masks (before
+        # the half-coverage test) hold: far, sub-pixel lines such as a goal line
+        # across the zone in a broadcast view. Duplicates are merged.
+        lines = []
+        for colour in COLOURS:
+            found = fit_lines(getattr(masks, colour), colour, min_len, 6)
+            found += fit_lines(getattr(masks, colour + "_faint"), colour, min_len, 6)
+            lines += merge_collinear(found)
         if len(lines) < 2:
             return []
         y_ref = float(ph)
