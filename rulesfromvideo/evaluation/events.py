@@ -1,7 +1,8 @@
 """``rulesfromvideo eval events --truth CLIP_DIR --pred OUT_DIR``: score rule calls.
 
 Truth: ``CLIP_DIR/truth.json`` (simulator; its ``events`` and ``fps``) or
-``CLIP_DIR/events.json``. Prediction: ``OUT_DIR/events.json``. Either may be a
+``CLIP_DIR/events.json``. Prediction: ``OUT_DIR/events.json`` plus
+``OUT_DIR/extra_events.json`` when present. Either may be a
 folder of clip folders; clips are paired by folder name.
 
 Events are matched one-to-one per type, nearest in time first, within 0.5 s.
@@ -166,6 +167,8 @@ def cmd_eval_events(args: argparse.Namespace) -> int:
         for k, (name, tdir, pdir) in enumerate(pairs):
             tr, fps = load_truth(tdir)
             pr = _read_events(pdir / "events.json")
+            if (pdir / "extra_events.json").is_file():  # key_3s and the other extra types
+                pr += _read_events(pdir / "extra_events.json")
             # Events of different clips must never match each other: offset each clip.
             off = 1e5 * k
             truth_all += [{**e, "t": float(e["t"]) + off} for e in tr]

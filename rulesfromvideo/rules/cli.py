@@ -1,10 +1,11 @@
 """``rulesfromvideo rules TRACKS.jsonl --game GAME.json --out DIR``: rule calls from tracks.
 
 Tracks from any system (design's ``tracks.jsonl``) in, ``DIR/events.json`` out
-(written atomically). The four contract types are validated against
-:mod:`rulesfromvideo.schema`; the extra rule outputs (``delayed_offside``,
-``goalkeeper_beyond_centre``, ``key_3s``, ``mercy``; docs/rules.md) follow in the
-same list with the same fields. Bad input exits with code 2 and one clear line.
+(written atomically, exactly the four contract types, validated against
+:mod:`rulesfromvideo.schema`); the extra rule outputs (``delayed_offside``,
+``goalkeeper_beyond_centre``, ``key_3s``, ``mercy``; docs/rules.md) go to
+``DIR/extra_events.json`` in the same format (docs/interfaces.md). Bad input
+exits with code 2 and one clear line.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _fail(msg: str) -> int:
 
 
 def write_events_atomic(path: Path, events: list[dict[str, Any]]) -> None:
-    """Validate the contract events (schema.Event) and write all events atomically."""
+    """Check the events' fields (contract ones against schema.Event) and write them atomically."""
     from rulesfromvideo.rules.common import CONTRACT_TYPES
     from rulesfromvideo.schema import Event
 
@@ -75,7 +76,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from calibration.rink import RinkModel
     from rulesfromvideo.game import load_game
     from rulesfromvideo.observations import Observations
-    from rulesfromvideo.rules.engine import run_rules
+    from rulesfromvideo.rules.engine import run_rules, split_contract
+    from rulesfromvideo.schema import write_events_json
 
     if not args.tracks.is_file():
         return _fail(f"{args.tracks}: no such file")
@@ -100,9 +102,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     except ValueError as exc:  # SchemaError is a ValueError
         return _fail(f"{args.tracks}: {exc}" if str(args.tracks) not in str(exc) else str(exc))
     events = run_rules(obs, game, rink)
+    contract, extra = split_contract(events)
     try:
-        write_events_atomic(args.out / "events.json", events)
-    except (ValueError, ValidationError) as exc:
+        write_events_json(args.out / "events.json", contract)
+        write_events_atomic(args.out / "extra_events.json", extra)
+    except (ValueError, ValidationError) as exc:  # SchemaError is a ValueError
         return _fail(f"internal: an event does not fit the schema: {exc}")
     except OSError as exc:
         return _fail(f"{args.out}: cannot write: {exc.strerror or exc}")
@@ -110,5 +114,5 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for e in events:
         counts[e["type"]] = counts.get(e["type"], 0) + 1
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no events"
-    print(f"{obs.n_frames} frames, {summary} -> {args.out / 'events.json'}")
+    print(f"{obs.n_frames} frames, {summary} -> {args.out / 'events.json'}, {args.out / 'extra_events.json'}")
     return 0

@@ -43,9 +43,10 @@ def run_rules(obs: Observations, game, rink) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     goals = detect_goals(ctx)
     events += goals
-    for g in goals:
-        if g["verdict"] in ("goal", "inconclusive"):
-            events.append(crease_at_goal(ctx, g))
+    if prof.crease.mode == "no_attacker_at_goal":  # 907 a4; the sponge key is timed instead
+        for g in goals:
+            if g["verdict"] in ("goal", "inconclusive"):
+                events.append(crease_at_goal(ctx, g))
     score_at = score_timeline(game, goals)
     events += detect_icings(ctx, goals, score_at)
     if prof.offside.enabled:

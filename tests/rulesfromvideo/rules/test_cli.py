@@ -49,6 +49,8 @@ def test_rules_writes_events_json(tmp_path, capsys):
     assert set(entry[0]) == {"type", "t", "frame", "team", "verdict", "confidence", "margin_m",
                              "rule", "evidence"}
     assert "sigma_m" in entry[0]["evidence"]
+    # extra rule outputs go to extra_events.json (docs/interfaces.md)
+    assert json.loads((out / "extra_events.json").read_text()) == {"events": []}
 
 
 def test_rules_bad_input_exit_2(tmp_path, capsys):
