@@ -290,6 +290,10 @@ class _Builder:
 
         return self.time_when(lambda t: f(at(t)), pk.t_end + 1e-6, t1, step)
 
+    def stick_c(self, p: Player, t: float) -> np.ndarray:
+        """Canonical (2,) stick blade of ``p`` at ``t``."""
+        return self.d * p.stick(np.array([t]))[0][:2]
+
     def pc(self, t: float) -> np.ndarray:
         """Canonical (3,) puck position at ``t`` (built part)."""
         p = self.puck.position(np.array([t]))[0]
@@ -517,7 +521,7 @@ def _entry_carried(b: _Builder, offside: bool) -> Play:
     t_end = b.T
     b.pin(carrier, t_end, seat_c + (vc * (t_end - t_c) - 0.5 * 1.0 * (t_end - t_c) ** 2, 0.0),
           (vc - 1.0 * (t_end - t_c), 0.0), hc)
-    b.puck_start(0.0, [*b.pc_stub(carrier, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(carrier, 0.0), PUCK_FLAT_Z_M])
     b.hold(carrier, 0.0, t_end)
     mate = b.player("att")
     ym = yc + (4.0 if yc < 0 else -4.0)
@@ -547,7 +551,7 @@ def _entry_pass(b: _Builder, offside: bool) -> Play:
     rel_x = b.FAR - b.uniform(3.5, 5.5)
     b.line(passer, 0.0, t_rel, (rel_x - vp * t_rel - 1.05, yp), (vp, 0.0))
     b.pin(passer, b.T, (rel_x - 1.05 + vp * 0.6 + 1.0, yp), (0.5, 0.0))
-    b.puck_start(0.0, [*b.pc_stub(passer, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(passer, 0.0), PUCK_FLAT_Z_M])
     b.hold(passer, 0.0, t_rel)
     # receiver skates along heading hq at speed vq; iterate the pass target to the crossing time
     hq = b.uniform(-0.15, 0.15)
@@ -586,12 +590,6 @@ def _entry_pass(b: _Builder, offside: bool) -> Play:
                      "margins": {"zone_entry": target}, "drawn_margin_m": m})
 
 
-def _pc_stub(self: _Builder, p: Player, t: float) -> np.ndarray:
-    """Canonical xy of a player's stick blade at ``t``."""
-    return self.d * p.stick(np.array([t]))[0][:2]
-
-
-_Builder.pc_stub = _pc_stub
 
 
 # ----------------------------------------------------------------------------------
@@ -625,7 +623,7 @@ def _offside_backwards_control(b: _Builder) -> Play:
     b.pin(carrier, 0.0, seat - (vb * t_c, 0.0), (vb, 0.0), np.pi, backward=True)
     dt = b.T - t_c
     b.pin(carrier, b.T, seat + (vb * dt - 0.3 * dt * dt, 0.0), (vb - 0.6 * dt, 0.0), np.pi, backward=True)
-    b.puck_start(0.0, [*b.pc_stub(carrier, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(carrier, 0.0), PUCK_FLAT_Z_M])
     b.hold(carrier, 0.0, b.T)
     mate = b.player("att")
     vm = b.uniform(3.0, 4.5)
@@ -651,7 +649,7 @@ def _defender_carries_in(b: _Builder) -> Play:
     b.pin(carrier, 0.0, seat - (vc * t_c, 0.0), (vc, 0.0), 0.0)
     dt = b.T - t_c
     b.pin(carrier, b.T, seat + (vc * dt - 0.4 * dt * dt, 0.0), (vc - 0.8 * dt, 0.0), 0.0)
-    b.puck_start(0.0, [*b.pc_stub(carrier, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(carrier, 0.0), PUCK_FLAT_Z_M])
     b.hold(carrier, 0.0, b.T)
     # a forechecker caught deep, skating back out towards the blue line
     fore = b.player("att")
@@ -677,7 +675,7 @@ def _delayed_offside_tagup(b: _Builder) -> Play:
     b.line(passer, 0.0, t_rel, (rel_x - 1.05 - vp * t_rel, yp), (vp, 0.0))
     b.pin(passer, t_rel + 2.0, (rel_x - 1.05 + vp * 1.0, yp), (0.0, 0.0))
     b.pin(passer, b.T, (rel_x - 1.05 + vp * 1.0 - 1.0, yp), (-0.5, 0.0))
-    b.puck_start(0.0, [*b.pc_stub(passer, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(passer, 0.0), PUCK_FLAT_Z_M])
     b.hold(passer, 0.0, t_rel)
     side = 1.0 if b.rng.integers(2) else -1.0
     corner = np.array([b.GX - b.uniform(2.5, 4.0), side * (b.W2 - b.uniform(3.5, 5.0))])
@@ -705,9 +703,7 @@ def _delayed_offside_tagup(b: _Builder) -> Play:
     b.set_depth(off, t_cross, m)
     _bench(b, "att", 3, (-8.0, -1.0), (-8.0, 0.0, 8.0), (0.5, 1.5))
     _bench(b, "def", 3, (b.FAR + 4.0, b.GX - 7.0), (-8.0, 0.0, 8.0), (-0.5, 0.2))
-    b.player("def")
-    _bench_last = b.players[-1]
-    b.drift(_bench_last, (b.FAR + 6.0, -side * 7.0), (0.0, 0.0))
+    b.drift(b.player("def"), (b.FAR + 6.0, -side * 7.0), (0.0, 0.0))
     b.goalie("def")
     b.goalie("att")
     return b.finish({"expect": [("zone_entry", "offside")], "margins": {"zone_entry": m},
@@ -755,7 +751,7 @@ def _icing(b: _Builder, variant: str) -> Play:
         b.pin(shooter, 0.0, seat - (vs * t_s, 0.0), (vs, 0.0), 0.0)
         dt = b.T - t_s
         b.pin(shooter, b.T, seat + (vs * dt - 0.4 * dt * dt, 0.0), (max(vs - 0.8 * dt, 0.0), 0.0), 0.0)
-        b.puck_start(0.0, [*b.pc_stub(shooter, 0.0), PUCK_FLAT_Z_M])
+        b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
         b.hold(shooter, 0.0, t_s)
         b.shoot_at(target, speed, t_s + 0.02)
     expect = [("zone_entry", "onside")]
@@ -841,7 +837,7 @@ def _slot_shot(b: _Builder, m: float, airborne: bool) -> tuple[Player, float]:
     b.pin(shooter, 0.0, seat - (vs * t_s, 0.0), (vs, 0.0), 0.0)
     dt = b.T - t_s
     b.pin(shooter, b.T, seat + (vs * dt * 0.5, 0.0), (0.0, 0.0), 0.0)
-    b.puck_start(0.0, [*b.pc_stub(shooter, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
     y_a = -np.sign(y_s) * (b.POST - R - m) if abs(y_s) > 0.05 else (b.POST - R - m)
     target = np.array([b.BACK - R, y_a])
@@ -877,7 +873,6 @@ def _goal(b: _Builder, occupied: bool = False) -> Play:
         mc = b.margin()
         screen = b.player("att")
         ang = y_near * b.uniform(0.5, 0.9)  # approach from the near-post side
-        dirn = np.array([np.cos(ang), -np.sin(ang) * 0.0 + np.sin(-ang)])
         dirn = np.array([np.cos(-ang), np.sin(-ang)])  # heading towards the goal centre
         base = np.array([b.GX, 0.0]) - 2.2 * dirn
         b.line(screen, 0.0, b.T, base - 0.4 * t_goal * dirn, 0.4 * dirn, heading=float(np.arctan2(dirn[1], dirn[0])), knots=3)
@@ -911,7 +906,7 @@ def _goal_line_sweep(b: _Builder, depth_target: float, verdict: str) -> Play:
     seat = b.pin_stick(shooter, t_s, (x_s, y_p), 0.0, (1.0, 0.0))
     b.pin(shooter, 0.0, seat - (1.0 * t_s, 0.0), (1.0, 0.0), 0.0)
     b.pin(shooter, b.T, seat + (0.5, 0.0), (0.0, 0.0), 0.0)
-    b.puck_start(0.0, [*b.pc_stub(shooter, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
     b.shoot_at((b.GX + 3.0, y_p), b.uniform(3.0, 4.5), t_s + 0.02)
     t_g = b.preview_when(lambda q: q[0] - R - b.OUT - depth_target, b.T)
@@ -950,7 +945,7 @@ def _no_goal_post(b: _Builder) -> Play:
     seat = b.pin_stick(shooter, t_s, (x_s, contact[1]), 0.0, (2.0, 0.0))
     b.pin(shooter, 0.0, seat - (2.0 * t_s, 0.0), (2.0, 0.0), 0.0)
     b.pin(shooter, b.T, seat + (2.0, 0.0), (0.0, 0.0), 0.0)
-    b.puck_start(0.0, [*b.pc_stub(shooter, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
     b.shoot_at(contact, b.uniform(15.0, 24.0), b.T)
     _goal_keeper_static(b, -sig * 0.45)
@@ -968,7 +963,7 @@ def _no_goal_from_behind(b: _Builder) -> Play:
     seat = b.pin_stick(shooter, t_s, (b.BACK + 0.5, y_s), np.pi, (-0.5, 0.0))
     b.pin(shooter, 0.0, seat + (0.4, 0.0), (0.0, 0.0), np.pi)
     b.pin(shooter, b.T, seat - (0.6, 0.0), (0.0, 0.0), np.pi)
-    b.puck_start(0.0, [*b.pc_stub(shooter, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
     b.shoot_at((b.GX - 5.0, y_s + b.uniform(-0.3, 0.3)), b.uniform(5.0, 8.0), t_s + 0.02)
     t_pick = t_s + b.uniform(1.2, 1.5)
@@ -1005,7 +1000,7 @@ def _sponge_key_3s(b: _Builder) -> Play:
     b.line(pt, 0.0, t_pass, (b.FAR + 1.5, y0 - side * 1.0 * t_pass - pt.stick_w_m), (0.0, -side * 1.0),
            heading=-side * np.pi / 2)
     b.pin(pt, b.T, (b.FAR + 1.5, y0 - side * (t_pass + 1.0)), (0.0, 0.0), heading=0.0)
-    b.puck_start(0.0, [*b.pc_stub(pt, 0.0), PUCK_FLAT_Z_M])
+    b.puck_start(0.0, [*b.stick_c(pt, 0.0), PUCK_FLAT_Z_M])
     b.hold(pt, 0.0, t_pass)
     t_recv = t_pass + b.uniform(0.7, 0.9)
     recv_stick = np.array([b.FAR + 2.5, -side * b.uniform(4.0, 7.0)])
@@ -1127,61 +1122,60 @@ def _fill(b: _Builder, ch: _Chain, a_lim: float = 1.5, v_form: float = 3.5) -> N
 
 def _fill_gaps(b: _Builder, ch: _Chain, p: Player, F, a_lim: float, heading) -> None:
     """Knots between the scripted ones of ``p``: Hermite join plus a capped pull towards ``F``."""
-    if True:
-        anchors = [(k[0], b.d * k[1], np.zeros(2) if np.isnan(k[2][0]) else b.d * k[2]) for k in b.pins[p.id]]
-        if not anchors:
-            anchors = [(0.0, F(0.0), np.zeros(2))]
-        if anchors[0][0] > 1e-6:  # coast back from the first scripted knot when it is close
-            t1, x1, v1 = anchors[0]
-            # starting from rest with a constant push: x1 - v1 t1 / 2
-            start = b.on_ice(x1 - 0.5 * v1 * t1) if t1 < 5.0 else F(0.0)
-            anchors.insert(0, (0.0, start, np.zeros(2)))
-        if anchors[-1][0] < b.T - 1e-6:
-            t1, x1, v1 = anchors[-1]
-            rest = b.T - t1
-            end = b.on_ice(x1 + v1 * rest * 0.5) if rest < 5.0 else F(b.T)
-            anchors.append((b.T, end, np.zeros(2)))
-        for (ta, xa, va), (tb, xb, vb) in zip(anchors[:-1], anchors[1:]):
-            span = tb - ta
-            if span < 1.5 or any(t0 <= ta + 1e-6 and tb - 1e-6 <= t1 for t0, t1 in ch.protect[p.id]):
-                if not b.pins[p.id] or all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
-                    b.pin(p, ta, xa, va, heading)
-                continue
-            # glide to a near stop within a second of each scripted knot, so that a long
-            # gap never inherits the momentum of a carry (a cubic would overshoot the rink)
-            ga = float(np.clip(np.linalg.norm(va) / 2.0, 1.0, span / 3.0))  # glide time, <= 2 m/s^2
-            gb = float(np.clip(np.linalg.norm(vb) / 2.0, 1.0, span / 3.0))
-            knots_t = [ta, ta + ga, tb - gb, tb] if span > 3.0 else [ta, tb]
-            knots_x = ([xa, b.on_ice(xa + 0.5 * va * ga), b.on_ice(xb - 0.5 * vb * gb), xb]
-                       if span > 3.0 else [xa, xb])
-            knots_v = [va, np.zeros(2), np.zeros(2), vb] if span > 3.0 else [va, vb]
-            herm = CubicHermiteSpline([ta, tb], np.vstack([xa, xb]), np.vstack([va, vb]), axis=0)
-            if span > 3.0:
-                glide = CubicHermiteSpline(knots_t, np.vstack(knots_x), np.vstack(knots_v), axis=0)
-                probe = np.linspace(ta, tb, 60)
-
-                def cost(hs):
-                    hp = hs(probe)
-                    off = np.any(np.abs(hp[:, 0]) > b.L2 - 2.5) or np.any(np.abs(hp[:, 1]) > b.W2 - 2.0)
-                    return (off, float(np.linalg.norm(hs(probe, 2), axis=1).max()))
-
-                if cost(glide) < cost(herm):
-                    herm = glide
-            ts = np.linspace(ta, tb, max(3, int(np.ceil(span / 0.5)) + 1))
-            dev = np.array([F(t) for t in ts]) - herm(ts)
-            w_max = min(1.0, a_lim * span**2 / (2 * np.pi**2 * max(float(np.abs(dev).max()), 1e-6)))
-            w_max *= min(1.0, a_lim / 1.5)
-
-            def path(t, ta=ta, span=span, herm=herm, w_max=w_max, F=F):
-                return herm(t) + w_max * np.sin(np.pi * (t - ta) / span) ** 2 * (F(t) - herm(t))
-
-            if all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
+    anchors = [(k[0], b.d * k[1], np.zeros(2) if np.isnan(k[2][0]) else b.d * k[2]) for k in b.pins[p.id]]
+    if not anchors:
+        anchors = [(0.0, F(0.0), np.zeros(2))]
+    if anchors[0][0] > 1e-6:  # coast back from the first scripted knot when it is close
+        t1, x1, v1 = anchors[0]
+        # starting from rest with a constant push: x1 - v1 t1 / 2
+        start = b.on_ice(x1 - 0.5 * v1 * t1) if t1 < 5.0 else F(0.0)
+        anchors.insert(0, (0.0, start, np.zeros(2)))
+    if anchors[-1][0] < b.T - 1e-6:
+        t1, x1, v1 = anchors[-1]
+        rest = b.T - t1
+        end = b.on_ice(x1 + v1 * rest * 0.5) if rest < 5.0 else F(b.T)
+        anchors.append((b.T, end, np.zeros(2)))
+    for (ta, xa, va), (tb, xb, vb) in zip(anchors[:-1], anchors[1:]):
+        span = tb - ta
+        if span < 1.5 or any(t0 <= ta + 1e-6 and tb - 1e-6 <= t1 for t0, t1 in ch.protect[p.id]):
+            if not b.pins[p.id] or all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
                 b.pin(p, ta, xa, va, heading)
-            for t in ts[1:-1]:
-                v = (path(t + 1e-3) - path(t - 1e-3)) / 2e-3
-                b.pin(p, t, path(t), v, heading)
-            if all(abs(k[0] - tb) > 1e-9 for k in b.pins[p.id]):
-                b.pin(p, tb, xb, vb, heading)
+            continue
+        # glide to a near stop within a second of each scripted knot, so that a long
+        # gap never inherits the momentum of a carry (a cubic would overshoot the rink)
+        ga = float(np.clip(np.linalg.norm(va) / 2.0, 1.0, span / 3.0))  # glide time, <= 2 m/s^2
+        gb = float(np.clip(np.linalg.norm(vb) / 2.0, 1.0, span / 3.0))
+        knots_t = [ta, ta + ga, tb - gb, tb] if span > 3.0 else [ta, tb]
+        knots_x = ([xa, b.on_ice(xa + 0.5 * va * ga), b.on_ice(xb - 0.5 * vb * gb), xb]
+                   if span > 3.0 else [xa, xb])
+        knots_v = [va, np.zeros(2), np.zeros(2), vb] if span > 3.0 else [va, vb]
+        herm = CubicHermiteSpline([ta, tb], np.vstack([xa, xb]), np.vstack([va, vb]), axis=0)
+        if span > 3.0:
+            glide = CubicHermiteSpline(knots_t, np.vstack(knots_x), np.vstack(knots_v), axis=0)
+            probe = np.linspace(ta, tb, 60)
+
+            def cost(hs):
+                hp = hs(probe)
+                off = np.any(np.abs(hp[:, 0]) > b.L2 - 2.5) or np.any(np.abs(hp[:, 1]) > b.W2 - 2.0)
+                return (off, float(np.linalg.norm(hs(probe, 2), axis=1).max()))
+
+            if cost(glide) < cost(herm):
+                herm = glide
+        ts = np.linspace(ta, tb, max(3, int(np.ceil(span / 0.5)) + 1))
+        dev = np.array([F(t) for t in ts]) - herm(ts)
+        w_max = min(1.0, a_lim * span**2 / (2 * np.pi**2 * max(float(np.abs(dev).max()), 1e-6)))
+        w_max *= min(1.0, a_lim / 1.5)
+
+        def path(t, ta=ta, span=span, herm=herm, w_max=w_max, F=F):
+            return herm(t) + w_max * np.sin(np.pi * (t - ta) / span) ** 2 * (F(t) - herm(t))
+
+        if all(abs(k[0] - ta) > 1e-9 for k in b.pins[p.id]):
+            b.pin(p, ta, xa, va, heading)
+        for t in ts[1:-1]:
+            v = (path(t + 1e-3) - path(t - 1e-3)) / 2e-3
+            b.pin(p, t, path(t), v, heading)
+        if all(abs(k[0] - tb) > 1e-9 for k in b.pins[p.id]):
+            b.pin(p, tb, xb, vb, heading)
 
 
 def _free_play(b: _Builder) -> Play:
