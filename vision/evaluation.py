@@ -34,7 +34,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

@@ -37,12 +37,11 @@ from vision.ice import IceScene
 from vision.puck import connected_components
 from vision.teams import TeamAssignment, TeamClassifier
 
-# Typical seated sledge-hockey player (metres): helmet top, torso band, sledge length and width.
+# Typical seated sledge-hockey player (metres): helmet top, torso band, torso half width, sledge length.
 PLAYER_HEIGHT_M = 1.15
 TORSO_BAND_M = (0.35, 0.85)
 TORSO_HALF_WIDTH_M = 0.22
 SLEDGE_LENGTH_M = 1.1
-SLEDGE_WIDTH_M = 0.5
 
 
 @dataclass
@@ -281,7 +280,8 @@ class PlayerDetector:
         out = np.zeros((len(c_px), 4))
         cam = scene.cam
         for k, (cp, cr) in enumerate(zip(c_px, c_rink)):
-            # The torso stands above the seat, which lies beyond the contact point (away from the camera).
+            # The band is centred 0.35 m beyond the contact along the view: an allowance for the
+            # body leaning back over the seat and for the contact error along the view.
             seat = cr + cam.away_direction_rink(cr[None])[0] * 0.35
             pts = np.array([[seat[0], seat[1], TORSO_BAND_M[0]], [seat[0], seat[1], TORSO_BAND_M[1]]])
             uv, _ = cam.image_from_rink(pts)

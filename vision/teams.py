@@ -86,8 +86,8 @@ class TeamClassifier:
         if np.all(np.ptp(pix, axis=0) < 4.0):
             return pix.mean(axis=0).astype(np.float64)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
-        # Deterministic start (cv2.KMEANS_PP_CENTERS draws from cv2's RNG): seed with the
-        # lightest and darkest pixels.
+        # Deterministic start (cv2.KMEANS_PP_CENTERS draws from cv2's RNG): initial labels
+        # split the pixels at their median lightness.
         order = np.argsort(pix[:, 0])
         init = np.zeros(len(pix), np.int32)
         init[order[len(order) // 2 :]] = 1
