@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import shutil
 import signal
 import subprocess

@@ -24,10 +24,6 @@ class RegisterPath(_Strict):
     camera_profile_id: int | None = None
 
 
-class StartJob(_Strict):
-    pass
-
-
 class DecisionIn(_Strict):
     decision: Literal["confirm", "overturn", "inconclusive"]
     note: str = Field("", max_length=4000)
