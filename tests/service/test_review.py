@@ -226,3 +226,19 @@ def test_clip_with_camera_profile_hands_it_to_the_analysis(client, fake, video):
     assert job["state"] == "succeeded"
     assert fake.profiles[-1]["goal_end"] == 1 and fake.profiles[-1]["name"] == "cam"
     assert upload(client, video, camera_profile_id=999).status_code == 422
+
+
+def test_clip_list_shows_each_clips_newest_job(client, fake, tmp_path):
+    from rfv_service_support import make_video, upload, wait_job
+
+    ids = []
+    for k in range(3):
+        clip = upload(client, make_video(tmp_path / f"c{k}.mp4")).json()
+        for _ in range(k):  # clip k gets k jobs
+            wait_job(client, client.post(f"/api/clips/{clip['id']}/jobs", headers=ADMIN).json()["id"])
+        ids.append(clip["id"])
+    listed = {c["id"]: c["latest_job"] for c in client.get("/api/clips", headers=VIEWER).json()}
+    assert listed[ids[0]] is None
+    jobs = client.get("/api/jobs", headers=VIEWER).json()
+    for cid in ids[1:]:
+        assert listed[cid]["id"] == max(j["id"] for j in jobs if j["clip_id"] == cid)

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Query, Response, UploadFile
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from rulesfromvideo.service import evidence
@@ -137,7 +137,11 @@ def register_path(body: RegisterPath, db: Session = Depends(get_db),
 def list_clips(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0),
                db: Session = Depends(get_db), _: Principal = Depends(reader)) -> list[dict]:
     clips = db.scalars(select(Clip).order_by(Clip.id.desc()).limit(limit).offset(offset)).all()
-    return [clip_dict(c, latest_job(db, c.id)) for c in clips]
+    # One query for every clip's newest job (not one per clip).
+    newest = (select(func.max(Job.id)).where(Job.clip_id.in_([c.id for c in clips]))
+              .group_by(Job.clip_id).scalar_subquery())
+    jobs = {j.clip_id: j for j in db.scalars(select(Job).where(Job.id.in_(newest)))} if clips else {}
+    return [clip_dict(c, jobs.get(c.id)) for c in clips]
 
 
 @router.get("/{clip_id}", summary="One clip")
