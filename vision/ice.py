@@ -67,6 +67,10 @@ class RinkGeometryCache:
         self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
             (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
         ]
+        # The projected masks of the last homography (reused while the camera stands still;
+        # callers must not modify them).
+        self.last_key: tuple | None = None
+        self.last_masks: tuple | None = None
 
 
 @dataclass
@@ -148,22 +152,27 @@ def build_ice_scene(
     # lightness and (Cr, Cb) for chroma. Team colours are compared in Lab (on few pixels).
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
 
-    work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None, w, h)
-    visible = work_cam.visible_ground(margin_px=4.0)
-    ice_mask = np.zeros((h, w), np.uint8)
-    work_cam.fill_geometry(ice_mask, geom.ice, 255, visible)
-
-    group_masks = []
-    marking_mask = np.zeros((h, w), np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
-    for rgb, g in geom.marking_groups:
-        m = np.zeros((h, w), np.uint8)
-        work_cam.fill_geometry(m, g, 255, visible)
-        m &= ice_mask
-        group_masks.append((rgb, m))
-        marking_mask |= m
-    marking_dil = cv2.dilate(marking_mask, kernel)
-    ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
+    key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px)
+    if geom.last_key == key:  # a fixed camera: the projected rink is the same as last frame
+        ice_mask, group_masks, marking_dil, ice_mask_full = geom.last_masks
+    else:
+        work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None,
+                               w, h)
+        visible = work_cam.visible_ground(margin_px=4.0)
+        ice_mask = np.zeros((h, w), np.uint8)
+        work_cam.fill_geometry(ice_mask, geom.ice, 255, visible)
+        group_masks = []
+        marking_mask = np.zeros((h, w), np.uint8)
+        for rgb, g in geom.marking_groups:
+            m = np.zeros((h, w), np.uint8)
+            work_cam.fill_geometry(m, g, 255, visible)
+            m &= ice_mask
+            group_masks.append((rgb, m))
+            marking_mask |= m
+        marking_dil = cv2.dilate(marking_mask, kernel)
+        ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
+        geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full)
 
     # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
     # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
