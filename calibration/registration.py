@@ -489,7 +489,7 @@ class Calibrator:
         for colour in COLOURS:
             found = fit_lines(getattr(masks, colour), colour, min_len, 6)
             found += fit_lines(getattr(masks, colour + "_faint"), colour, min_len, 6)
-            lines += merge_collinear(found)
+            lines += _drop_near_duplicates(merge_collinear(found))
         if len(lines) < 2:
             return []
         y_ref = float(ph)
@@ -734,6 +734,21 @@ class Calibrator:
         precision = float(np.count_nonzero(cv2.bitwise_and(tgt, near))) / max(n_t, 1)
         landmarks = sorted(self.model.names[o] for o, (i, v) in hits.items() if i >= 10 and i >= 0.3 * v)
         return _Score(n_in / n_vis, precision, n_vis, n_in, landmarks)
+
+
+def _drop_near_duplicates(lines, min_gap_px: float = 12.0):
+    """Keep the best supported of lines lying within ``min_gap_px`` of each other.
+
+    Two rink lines across are metres apart; two fits that close are one
+    marking (its edges, or a player of the same colour straddling it).
+    """
+    kept = []
+    for ln in sorted(lines, key=lambda l: -l.support):
+        gap = max(min_gap_px, 2.0 * ln.width_px)
+        if any(max(abs(k.abc[:2] @ ln.p0 + k.abc[2]), abs(k.abc[:2] @ ln.p1 + k.abc[2])) < gap for k in kept):
+            continue
+        kept.append(ln)
+    return kept
 
 
 def _max_corner_shift(G1: np.ndarray, G2: np.ndarray, w: int, h: int) -> float:
