@@ -4,6 +4,8 @@ Subcommands:
     analyze       video → events.json, tracks.jsonl, calibration.jsonl, report.html
     rules         tracks.jsonl → events.json (for tracks from any system)
     batch         analyze many videos, locally or on a Ray cluster
+    serve         the review API and web UI
+    live          live overlay feed (WebSocket) and events (SSE) from a stream
     synth         render a simulated clip with exact ground truth
     export-yolo   YOLO training data from rendered clips
     eval          score calibration / tracks / events against simulator truth
@@ -176,7 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from rulesfromvideo.rules.cli import add_rules_parser
 
+    from rulesfromvideo.service.cli import add_live_parser, add_serve_parser
+
     add_rules_parser(sub)
+    add_serve_parser(sub)
+    add_live_parser(sub)
     _add_synth(sub)
     _add_export_yolo(sub)
 
