@@ -189,7 +189,9 @@ class _Builder:
         elif role == "goalkeeper":
             gap, su, sw = self.uniform(0.24, 0.30), 0.55, 0.40
         else:
-            gap, su, sw = self.uniform(0.20, 0.30), self.uniform(1.0, 1.1), self.uniform(0.25, 0.35)
+            # Sledge players carry the puck beside the sledge, clear of the frame and legs
+            # (a puck under the frame would be hidden from every camera for the whole carry).
+            gap, su, sw = self.uniform(0.20, 0.30), self.uniform(0.9, 1.1), self.uniform(0.45, 0.60)
         if self.rng.integers(2) and role == "skater":
             sw = -sw  # right-handed carry
         p = Player(pid, team, role, kind, number,
