@@ -8,8 +8,9 @@ at 1280x720 (the training frames were 640x360), labelled by
 ``vision.learned.OnnxPoseDetector``.
 
 Prints, per class, precision and recall at IoU >= 0.5 (greedy matching by
-confidence, per image), the pixel error of the two blade keypoints of matched
-players whose blades are labelled visible (median / p95, 720p px), and the
+confidence, per image), the pixel error of every keypoint of matched players
+where the truth labels it in the image (export_yolo visibility 1 = covered or
+2 = unoccluded; median / p95, 720p px), and the
 detector's time per 720p frame on this CPU::
 
     .venv/bin/python models/evaluate_sledge_pose.py                 # renders once into datasets/
@@ -30,7 +31,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sledge_split import held_out_clip  # noqa: E402
+from sledge_split import held_out_clip, merged_pose_labels  # noqa: E402
 
 from vision.detections import box_iou  # noqa: E402
 from vision.learned import DEFAULT_MODEL_PATH, OnnxPoseDetector  # noqa: E402
@@ -61,26 +62,9 @@ def render_held_out(root: Path, n_clips: int, width: int, height: int, fps: floa
     return yolo
 
 
-def load_split(yolo: Path) -> tuple[dict, list[tuple[Path, Path]]]:
-    import yaml
-
-    ys = sorted(yolo.rglob("data.yaml"))
-    if not ys:
-        raise FileNotFoundError(f"no data.yaml under {yolo}")
-    meta = yaml.safe_load(ys[0].read_text())
-    pairs = []
-    for img in sorted(ys[0].parent.rglob("*")):
-        if img.suffix.lower() not in (".jpg", ".jpeg", ".png") or "images" not in img.parts:
-            continue
-        parts = list(img.parts)
-        k = len(parts) - 1 - parts[::-1].index("images")
-        parts[k] = "labels"
-        pairs.append((img, Path(*parts).with_suffix(".txt")))
-    return meta, pairs
-
-
-def read_labels(path: Path, W: int, H: int, k: int, kd: int) -> dict[str, np.ndarray]:
-    rows = np.loadtxt(path, ndmin=2) if path.is_file() and path.stat().st_size else np.zeros((0, 5 + k * kd))
+def rows_to_truth(rows: np.ndarray, W: int, H: int, k: int, kd: int) -> dict[str, np.ndarray]:
+    """Normalised YOLO pose rows -> class ids, xyxy px, keypoints px and their labelled visibility."""
+    rows = np.asarray(rows, float).reshape(-1, 5 + k * kd)
     cls = rows[:, 0].astype(int)
     cx, cy, w, h = rows[:, 1] * W, rows[:, 2] * H, rows[:, 3] * W, rows[:, 4] * H
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).reshape(-1, 4)
@@ -106,22 +90,18 @@ def match(gt_xyxy: np.ndarray, det_xyxy: np.ndarray, det_conf: np.ndarray, thr: 
     return pairs
 
 
-def evaluate(det: OnnxPoseDetector, meta: dict, pairs: list[tuple[Path, Path]], iou_thr: float = 0.5) -> dict:
-    names = meta["names"]
-    names = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+def evaluate(det: OnnxPoseDetector, meta: dict, pairs: list[tuple[Path, np.ndarray]], iou_thr: float = 0.5) -> dict:
+    """Score ``det`` on (image, label rows) pairs from ``merged_pose_labels``."""
+    names = [meta["names"][i] for i in sorted(meta["names"])]
     k, kd = (int(v) for v in meta["kpt_shape"])
-    kpt_names = meta.get("kpt_names")
-    if isinstance(kpt_names, dict):  # ultralytics style {class: [names]} or {i: name}
-        first = next(iter(kpt_names.values()))
-        kpt_names = first if isinstance(first, list) else [kpt_names[i] for i in sorted(kpt_names)]
-    kpt_names = list(kpt_names) if kpt_names else [f"kp{j}" for j in range(k)]
+    kpt_names = list(meta["kpt_names"])
     stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in range(len(names))}
     kp_err: dict[int, list[float]] = {j: [] for j in range(k)}
     times = []
-    for img_path, lab_path in pairs:
+    for img_path, rows in pairs:
         img = cv2.imread(str(img_path))
         H, W = img.shape[:2]
-        gt = read_labels(lab_path, W, H, k, kd)
+        gt = rows_to_truth(rows, W, H, k, kd)
         t0 = time.perf_counter()
         d = det(img)
         times.append(time.perf_counter() - t0)
@@ -170,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, default=None)
     a = p.parse_args(argv)
     yolo = render_held_out(a.data, a.clips, 1280, 720, a.fps, a.every)
-    meta, pairs = load_split(yolo)
+    meta, pairs = merged_pose_labels(yolo)
     det = OnnxPoseDetector(a.model, conf=a.conf, iou=a.iou, intra_op_threads=a.threads)
     res = evaluate(det, meta, pairs)
     res.update({"model": str(a.model), "conf": a.conf, "nms_iou": a.iou, "clips": a.clips, "every": a.every})

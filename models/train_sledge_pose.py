@@ -250,7 +250,17 @@ def stage_onnx(a: argparse.Namespace) -> dict:
     f = YOLO(str(ckpt)).export(format="onnx", imgsz=list(a.export_hw), opset=a.opset, dynamic=False,
                                simplify=simplify, half=False, device="cpu")
     dst = REPO / "models" / "sledge_pose.onnx"
-    shutil.copyfile(f, dst)
+    # The keypoint names of export_yolo into the ONNX metadata (ultralytics writes '0'..'3').
+    import onnx
+
+    from vision.sim.export_yolo import POSE_KEYPOINTS
+
+    m = onnx.load(f)
+    names = {int(k): v for k, v in YOLO(str(ckpt)).names.items()}
+    for prop in m.metadata_props:
+        if prop.key == "kpt_names":
+            prop.value = repr({c: list(POSE_KEYPOINTS) for c in names})
+    onnx.save(m, str(dst))
     ck = torch.load(str(ckpt), map_location="cpu", weights_only=False)
     info = {"checkpoint": str(ckpt), "checkpoint_epoch": int(ck.get("epoch", -1)), "onnx": str(dst),
             "onnx_bytes": dst.stat().st_size, "export_hw": list(a.export_hw), "opset": a.opset, "simplify": simplify}

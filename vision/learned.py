@@ -36,6 +36,9 @@ DEFAULT_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "sledge
 #: Class names (``vision.sim.export_yolo.CLASSES``; "sledge" is a skater), used when the ONNX metadata has none.
 DEFAULT_CLASS_NAMES: tuple[str, ...] = ("puck", "sledge", "goalkeeper")
 
+#: Keypoint names (``vision.sim.export_yolo.POSE_KEYPOINTS``), used when the ONNX metadata has none.
+DEFAULT_KEYPOINT_NAMES: tuple[str, ...] = ("blade_left", "blade_right", "front_skid", "stick_blade")
+
 LETTERBOX_PAD_VALUE = 114
 
 
@@ -144,8 +147,12 @@ class OnnxPoseDetector:
         kn = _meta_value(meta, "kpt_names")
         if isinstance(kn, dict) and kn:
             kn = next(iter(kn.values()))
-        self.keypoint_names = tuple(str(v) for v in kn) if isinstance(kn, (list, tuple)) else tuple(
-            f"kp{j}" for j in range(self.n_keypoints))
+        if isinstance(kn, (list, tuple)) and len(kn) == self.n_keypoints and not all(str(v).isdigit() for v in kn):
+            self.keypoint_names = tuple(str(v) for v in kn)
+        elif self.n_keypoints == len(DEFAULT_KEYPOINT_NAMES):
+            self.keypoint_names = DEFAULT_KEYPOINT_NAMES
+        else:
+            self.keypoint_names = tuple(f"kp{j}" for j in range(self.n_keypoints))
         if isinstance(out_rows, int) and out_rows != 4 + len(self.class_names) + self.kpt_dim * self.n_keypoints:
             raise ValueError(
                 f"OnnxPoseDetector: output has {out_rows} rows, expected 4 + {len(self.class_names)} classes + "
