@@ -6,7 +6,9 @@ calibration stage for `rink_from_image`, the vision stage for one
 stays flat in video length). At the end — or when interrupted — the rule
 detectors read the tracks back and `events.json`, `run.json` and `report.html`
 are written, each atomically, so an interrupted run leaves readable results
-for the frames that were processed.
+for the frames that were processed. With `overlay` a second pass then decodes
+the clip again and writes `overlay.mp4` from the files just written, so its
+banner can show each call as it happens (the calls exist only after the rules).
 """
 
 from __future__ import annotations
@@ -57,13 +59,6 @@ def write_json_atomic(path: Path, obj) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-
-
-def _h_list(h: np.ndarray | None) -> list[list[float]] | None:
-    if h is None:
-        return None
-    h = np.asarray(h, dtype=float)
-    return [[round(float(v), 9) for v in row] for row in h]
 
 
 def analyze(
@@ -123,11 +118,6 @@ def analyze(
     calibrator = Calibrator(rink, camera_profile=profile, fps=fps)
     tracker = FrameTracker(rink, game, fps)
     out_dir.mkdir(parents=True, exist_ok=True)
-    overlay_writer = None
-    if overlay:
-        from rulesfromvideo.overlay import OverlayWriter
-
-        overlay_writer = OverlayWriter(out_dir / "overlay.mp4", rink, fps, width, height)
 
     bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)
     frames_done, complete = 0, False
@@ -144,20 +134,11 @@ def analyze(
                     t = index / fps
                     calib = calibrator.update(frame_bgr, index)
                     obs = tracker.update(frame_bgr, index, t, calib)
-                    calib_fh.write(
-                        json.dumps(
-                            {
-                                "frame": index,
-                                "H_rink_from_image": _h_list(calib.rink_from_image),
-                                "quality": round(float(calib.quality), 4),
-                            }
-                        )
-                        + "\n"
-                    )
+                    # The contract's three fields, plus the optional lens model and method
+                    # (calibration.registration.CalibrationResult.to_record).
+                    calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
                     tracks_fh.write(json.dumps(record) + "\n")
-                    if overlay_writer is not None:
-                        overlay_writer.write(frame_bgr, calib, record)
                     frames_done = index + 1
                     bar.update(1)
                 else:
@@ -172,8 +153,6 @@ def analyze(
         complete = False
     finally:
         bar.close()
-        if overlay_writer is not None:
-            overlay_writer.close()
     seconds = time.perf_counter() - t0
 
     from rulesfromvideo.rules.engine import split_contract
@@ -191,6 +170,14 @@ def analyze(
         write_report(out_dir, video_path, game, rink, events)
     except Exception as exc:  # the report must never cost the calls already written
         (out_dir / "report_error.txt").write_text(f"report failed: {exc!r}\n")
+    if overlay:
+        try:
+            from rulesfromvideo.overlay import write_overlay
+
+            write_overlay(video_path, out_dir / "overlay.mp4", rink, fps, width, height, tracks_path,
+                          calib_path, events, max_frames=frames_done)
+        except Exception as exc:  # nor must the overlay
+            (out_dir / "overlay_error.txt").write_text(f"overlay failed: {exc!r}\n")
     return result
 
 
