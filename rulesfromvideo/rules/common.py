@@ -161,10 +161,34 @@ def interp_time(a: np.ndarray, obs: Observations, t: float) -> np.ndarray:
     return a[i] + f * (a[i + 1] - a[i])
 
 
+# Fastest plausible puck, m/s: 100 km/h shots (issue targets) with headroom for
+# tracker noise. A faster step means the track jumped between objects.
+PUCK_MAX_SPEED_MPS = 35.0
+
+
+def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
+    """Whether the puck track makes a physically impossible step near [i, i+1].
+
+    A tracker that followed a stick blade and then re-acquired the real puck across
+    the line would otherwise yield a crossing interpolated along a teleport, with a
+    confident but meaningless instant.
+    """
+    lo, hi = max(0, i - span), min(obs.n_frames, i + span + 2)
+    p = obs.puck_xy_rink_m[lo:hi]
+    if len(p) < 2:
+        return False
+    step = np.linalg.norm(np.diff(p, axis=0), axis=1)
+    dt = np.diff(obs.t_s[lo:hi])
+    sig = obs.sigma_m[lo:hi - 1] if len(obs.sigma_m) >= hi - 1 else np.zeros(len(step))
+    limit = PUCK_MAX_SPEED_MPS * dt + 6.0 * sig + 0.3
+    return bool(np.any(np.isfinite(step) & (step > limit)))
+
+
 def measured_near(obs: Observations, i: int, span: int = 2) -> bool:
-    """Whether the puck was measured on a frame within ``span`` of the interval [i, i+1]."""
+    """Whether the puck was measured on a frame within ``span`` of the interval [i, i+1]
+    and its track moves plausibly there (no jump between objects)."""
     lo, hi = max(0, i - span + 1), min(obs.n_frames, i + span + 1)
-    return bool(np.any(obs.puck_measured[lo:hi]))
+    return bool(np.any(obs.puck_measured[lo:hi])) and not puck_jumps_near(obs, i, span)
 
 
 def bracket_measured(obs: Observations, i: int) -> bool:

@@ -147,7 +147,7 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
         k = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
     if not measured_near(obs, km, span=3):
-        ev["reason"] = "puck not measured at its deepest point"
+        ev["reason"] = "puck not measured (or its track jumps) at its deepest point"
         return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
     if z is not None and not below:
         bar = ctx.goal_height_m - (z + PUCK_HALF_THICKNESS_M)

@@ -237,7 +237,7 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
     if contact_from_release:
         ev["contact"] = "release: the puck moved with the shooter after his last recorded touch"
     if not measured_near(obs, c.i):
-        ev["reason"] = "puck not measured at the goal line"
+        ev["reason"] = "puck not measured (or its track jumps) at the goal line"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
     applies: list[str] = []
     undecided: list[str] = []

@@ -158,7 +158,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     if missing:
         ev["blades_missing"] = missing
     if not measured_near(obs, i):
-        ev["reason"] = "puck not measured around the crossing"
+        ev["reason"] = "puck not measured (or its track jumps) around the crossing"
         return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
     brought_by = obs.player_team[int(obs.touch_player[lt])] if lt is not None else (
         obs.player_team[holder] if holder is not None else None)

@@ -289,3 +289,25 @@ def test_odd_input_does_not_crash():
     """Bad input: no puck at all, NaN-free but empty players -> no events, no crash."""
     c = Clip(1.0)
     assert c.run() == []
+
+
+def test_crossing_on_a_track_jump_is_inconclusive():
+    """design: never a confident call from a teleport. A tracker that followed another
+    object and re-acquires the puck 18 m away across the blue line (903 b2 needs the
+    puck's real crossing) must not yield a decisive zone entry."""
+    import numpy as np
+
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.rules.common import PUCK_MAX_SPEED_MPS, puck_jumps_near
+
+    recs = []
+    for f in range(20):
+        x = 7.0 - 0.05 * f if f < 10 else -11.5 - 0.15 * (f - 10)
+        recs.append({"frame": f, "t": f / 30.0, "puck": {"x": x, "y": 0.0, "measured": True},
+                     "players": []})
+    obs = Observations.from_records(recs, fps=30.0)
+    assert puck_jumps_near(obs, 9)
+    assert not puck_jumps_near(obs, 3)
+    # 100 km/h over one frame stays below the limit
+    assert 27.8 / 30.0 < PUCK_MAX_SPEED_MPS / 30.0
+    assert np.isfinite(obs.puck_xy_rink_m).all()
