@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["calibrate_video", "evaluate_clip", "add_eval_calibration_parser", "summarise"]
+__all__ = ["calibrate_video", "evaluate_clip", "clip_figures", "add_eval_calibration_parser", "summarise"]
 
 CONFIDENT_QUALITY = 0.5
 WRONG_M = 1.0
@@ -274,6 +274,12 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "fps": float(np.mean(fps)) if fps else None,
         }
     return out
+
+
+def clip_figures(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = True) -> dict[str, Any]:
+    """The summary figures (`summarise`) of one clip: median/p95 cm, completeness, confidently wrong, ..."""
+    r = evaluate_clip(truth_dir, pred_dir, use_lens=use_lens)
+    return {"camera": r["camera"], **summarise([r])[r["camera"]]}
 
 
 def _fmt(v, spec=".2f") -> str:

@@ -7,8 +7,9 @@ Subcommands:
     serve         the review API and web UI
     live          live overlay feed (WebSocket) and events (SSE) from a stream
     synth         render a simulated clip with exact ground truth
+    synth-suite   render the fixed, seeded end-to-end evaluation suite
     export-yolo   YOLO training data from rendered clips
-    eval          score calibration / tracks / events against simulator truth
+    eval          score calibration / tracks / events (or a whole suite) against simulator truth
 """
 
 from __future__ import annotations
@@ -118,6 +119,29 @@ def _add_synth(sub) -> None:
     p.set_defaults(func=_cmd_synth)
 
 
+def _cmd_synth_suite(args: argparse.Namespace) -> int:
+    from rulesfromvideo.suite import render_suite
+
+    try:
+        manifest = render_suite(args.out, width=args.width, height=args.height, only=args.only,
+                                max_duration_s=args.max_duration)
+    except (KeyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(manifest['clips'])} clips -> {args.out}/suite.json")
+    return 0
+
+
+def _add_synth_suite(sub) -> None:
+    p = sub.add_parser("synth-suite", help="render the fixed, seeded end-to-end evaluation suite")
+    p.add_argument("--out", type=Path, required=True, help="suite folder (suite.json + one folder per clip)")
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--height", type=int, default=720)
+    p.add_argument("--only", type=int, help="render only the first N plays of the suite")
+    p.add_argument("--max-duration", type=float, help="cap every clip at S seconds (quick looks)")
+    p.set_defaults(func=_cmd_synth_suite)
+
+
 def _cmd_export_yolo(args: argparse.Namespace) -> int:
     from vision.sim.export_yolo import export_yolo
 
@@ -184,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_parser(sub)
     add_live_parser(sub)
     _add_synth(sub)
+    _add_synth_suite(sub)
     _add_export_yolo(sub)
 
     ev = sub.add_parser("eval", help="score outputs against simulator truth")
@@ -195,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_calibration_parser(ev_sub)
     add_eval_tracks_parser(ev_sub)
     add_eval_events_parser(ev_sub)
+    from rulesfromvideo.evaluation.suite import add_eval_suite_parser
+
+    add_eval_suite_parser(ev_sub)
     return parser
 
 

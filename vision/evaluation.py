@@ -268,6 +268,11 @@ def evaluate_tracks(truth: dict, records: Sequence[dict]) -> dict:
     return out
 
 
+def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path) -> dict:
+    """`evaluate_tracks` of one clip folder (truth.json) against a folder holding tracks.jsonl."""
+    return evaluate_tracks(load_truth(truth_dir), load_tracks(pred_dir))
+
+
 def pool(results: list[dict]) -> dict:
     """Pool per-clip metrics (sums of counts, concatenated errors; identities stay per clip)."""
     c = {k: sum(r["_counts"][k] for r in results) for k in results[0]["_counts"]}

@@ -160,15 +160,32 @@ def add_eval_events_parser(eval_subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def load_clip_events(truth_dir: Path, pred_dir: Path) -> tuple[list[dict], list[dict], float]:
+    """(truth events, predicted events incl. extra_events.json, fps) of one clip.
+
+    Raises:
+        ValueError: a missing or malformed file (the message names it).
+    """
+    tr, fps = load_truth(Path(truth_dir))
+    pdir = Path(pred_dir)
+    pr = _read_events(pdir / "events.json")
+    if (pdir / "extra_events.json").is_file():  # key_3s and the other extra types
+        pr += _read_events(pdir / "extra_events.json")
+    return tr, pr, fps
+
+
+def evaluate_clip(truth_dir: Path, pred_dir: Path, window_s: float = MATCH_WINDOW_S) -> dict[str, dict[str, Any]]:
+    """Per-type figures of `score_events` for one clip folder and its prediction folder."""
+    tr, pr, fps = load_clip_events(truth_dir, pred_dir)
+    return score_events(tr, pr, fps, window_s)
+
+
 def cmd_eval_events(args: argparse.Namespace) -> int:
     try:
         pairs = clip_pairs(args.truth, args.pred)
         truth_all, pred_all, fps = [], [], 30.0
         for k, (name, tdir, pdir) in enumerate(pairs):
-            tr, fps = load_truth(tdir)
-            pr = _read_events(pdir / "events.json")
-            if (pdir / "extra_events.json").is_file():  # key_3s and the other extra types
-                pr += _read_events(pdir / "extra_events.json")
+            tr, pr, fps = load_clip_events(tdir, pdir)
             # Events of different clips must never match each other: offset each clip.
             off = 1e5 * k
             truth_all += [{**e, "t": float(e["t"]) + off} for e in tr]

@@ -1,0 +1,105 @@
+"""The end-to-end suite: its definition, and `eval suite` on a rendered 2-clip mini-suite.
+
+The mini-suite's predictions are built from its own truth (perfect tracks,
+the true homography, the truth events) in the folders where
+`rulesfromvideo batch 'SUITE/**/clip.mp4' --out PRED` puts them, so every figure
+is known: zero calibration error, full recall, F1 = 1; then one verdict is
+flipped and the figures must say so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rulesfromvideo.batch import out_dir_for
+from rulesfromvideo.cli import main
+from rulesfromvideo.evaluation.suite import evaluate_suite
+from rulesfromvideo.suite import SUITE, SUITE_SEED_BASE, clip_dirs, render_suite
+from vision.sim.camera import PRESETS
+from vision.sim.looks import HELD_OUT_LOOKS
+from vision.sim.plays import SCENARIOS
+from vision.sim.synth import truth_to_tracks
+
+
+def test_suite_covers_every_scenario_and_preset():
+    assert len(SUITE) >= 24
+    assert {c.scenario for c in SUITE} == set(SCENARIOS)
+    assert {cam for c in SUITE for cam in c.cameras} == set(PRESETS)
+    assert any(len(c.cameras) > 1 for c in SUITE)  # one play filmed by synchronised cameras
+    assert sum(c.look is not None for c in SUITE) >= 3 and {c.look for c in SUITE if c.look} <= set(HELD_OUT_LOOKS)
+    seeds = [c.seed for c in SUITE]
+    assert len(set(seeds)) == len(seeds) and all(SUITE_SEED_BASE <= s < SUITE_SEED_BASE + 100 for s in seeds)
+
+
+def test_batch_gives_every_suite_clip_its_own_folder(tmp_path):
+    videos = [tmp_path / d / "clip.mp4" for c in SUITE for d, _ in clip_dirs(c)]
+    outs = {out_dir_for(v, tmp_path / "pred", videos) for v in videos}
+    assert len(outs) == len(videos)
+
+
+def _perfect_predictions(suite: Path, pred: Path) -> list[Path]:
+    manifest = json.loads((suite / "suite.json").read_text())
+    videos = [suite / e["dir"] / "clip.mp4" for e in manifest["clips"]]
+    dirs = []
+    for e, v in zip(manifest["clips"], videos):
+        truth = json.loads((suite / e["dir"] / "truth.json").read_text())
+        d = out_dir_for(v, pred, videos)
+        d.mkdir(parents=True)
+        with open(d / "tracks.jsonl", "w") as fh:
+            for rec in truth_to_tracks(truth):
+                fh.write(json.dumps(rec) + "\n")
+        with open(d / "calibration.jsonl", "w") as fh:
+            for fr in truth["frames"]:
+                H = np.linalg.inv(np.asarray(fr["H_image_from_rink"], float)).tolist()
+                fh.write(json.dumps({"frame": fr["frame"], "H_rink_from_image": H, "quality": 1.0}) + "\n")
+        (d / "events.json").write_text(json.dumps({"events": truth["events"]}))
+        dirs.append(d)
+    return dirs
+
+
+@pytest.fixture(scope="module")
+def mini_suite(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mini_suite")
+    manifest = render_suite(root / "suite", width=320, height=180, only=2, max_duration_s=2.4, fps=10.0,
+                            log=lambda s: None)
+    return root, manifest
+
+
+def test_mini_suite_evaluates_perfect_predictions_as_perfect(mini_suite, capsys):
+    root, manifest = mini_suite
+    assert [e["seed"] for e in manifest["clips"]] == [SUITE[0].seed, SUITE[1].seed]
+    _perfect_predictions(root / "suite", root / "pred")
+    rc = main(["eval", "suite", "--suite", str(root / "suite"), "--pred", str(root / "pred"),
+               "--json", str(root / "figures.json")])
+    assert rc == 0
+    table = capsys.readouterr().out
+    assert SUITE[0].name in table and "[all]" in table
+    res = json.loads((root / "figures.json").read_text())
+    assert len(res["clips"]) == 2 and not res["missing"]
+    allr = res["pooled"]["all"]
+    assert allr["clips"] == 2
+    # The true 3×3 ignores the lens distortion of the simulated cameras: a few cm, not zero.
+    assert allr["calib_median_cm"] < 10.0 and allr["completeness"] == 1.0 and allr["confident_wrong"] == 0
+    assert allr["puck_recall"] == 1.0 and allr["puck_precision"] == 1.0 and allr["idf1"] == 1.0
+    assert allr["zone_entry_truth"] == 2 and allr["zone_entry_f1"] == 1.0
+    assert allr["median_dt_frames"] == 0.0 and allr["wrong_goal_calls"] == 0
+    assert {"blueline", "broadcast"} <= set(res["pooled"])
+
+
+def test_a_wrong_verdict_costs_f1_and_a_missing_clip_is_reported(mini_suite, tmp_path):
+    root, _ = mini_suite
+    dirs = _perfect_predictions(root / "suite", tmp_path / "pred")
+    ev = json.loads((dirs[0] / "events.json").read_text())
+    ev["events"][0]["verdict"] = "offside" if ev["events"][0]["verdict"] == "onside" else "onside"
+    (dirs[0] / "events.json").write_text(json.dumps(ev))
+    res = evaluate_suite(root / "suite", tmp_path / "pred")
+    assert res["clips"][0]["zone_entry_f1"] == 0.0 and res["clips"][1]["zone_entry_f1"] == 1.0
+    assert res["pooled"]["all"]["zone_entry_f1"] == 0.5
+    for f in dirs[1].iterdir():
+        f.unlink()
+    res = evaluate_suite(root / "suite", tmp_path / "pred")
+    assert res["missing"] == [json.loads((root / "suite" / "suite.json").read_text())["clips"][1]["name"]]
