@@ -2,8 +2,10 @@
 
 Contents: a top-down rink plot with the puck trajectory and player paths, an
 event timeline, and per event its evidence — the decisive frame with the
-registered rink lines, puck and blades drawn, a zoomed crop around the puck,
-the margin and its uncertainty.
+registered rink lines, puck and blades drawn, a zoomed crop at the deciding
+line (the blue line for a zone entry, the goal line for a goal or an icing),
+an overhead mini-map with the puck and every blade at the decisive frame, the
+margin and its uncertainty.
 """
 
 from __future__ import annotations
@@ -165,6 +167,117 @@ def _crop_around(img: np.ndarray, center_px, half: int = 80, zoom: int = 3) -> n
     return cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
 
 
+MINIMAP_CM_PER_PX = 10.0
+LINE_CROP_CM_PER_PX = 2.0
+LINE_CROP_HALF_M = 4.0  # the rink-view crop spans ± this around the line point
+
+
+def event_line(ev: dict, game, rink, puck_xy=None) -> tuple[str, float, float] | None:
+    """The line that decides `ev`: ("blue line" | "goal line", x of its centre (m), y to look at (m)).
+
+    The end is the one the event's team attacks (entering team, shooting team,
+    attacking team); without a team, the end of the puck. The y is the puck's
+    (evidence `puck_xy`, else the decisive frame's tracks), else centre ice.
+    Returns None for event types without a line (crease, extra types).
+    """
+    typ = ev.get("type")
+    if typ not in ("zone_entry", "goal", "icing"):
+        return None
+    xy = (ev.get("evidence") or {}).get("puck_xy") or puck_xy
+    end = None
+    if ev.get("team") in ("home", "away"):
+        try:
+            end = game.attack_dir(ev["team"])
+        except (AttributeError, KeyError, ValueError):
+            end = None
+    if end is None:
+        end = 1 if xy is None or float(xy[0]) >= 0 else -1
+    if typ == "zone_entry":
+        name, x = "blue line", end * rink.spec.blue_line_x_m
+    else:
+        name, x = "goal line", end * rink.spec.goal_line_x_m
+    half_w = rink.spec.width_m / 2
+    y = 0.0 if xy is None else float(np.clip(float(xy[1]), -half_w, half_w))
+    return name, float(x), y
+
+
+def _draw_top_objects(img, td, record: dict | None, radius_px: int) -> None:
+    """Puck (black, orange when inferred) and blades (team colours) of one tracks record on a top-down image."""
+    if not record:
+        return
+    for p in record.get("players") or []:
+        blades = np.asarray(p.get("blades") or [], dtype=float).reshape(-1, 2)
+        blades = blades[np.all(np.isfinite(blades), axis=1)]
+        if len(blades):
+            for u, v in _topdown_xy(td, blades):
+                cv2.circle(img, (int(round(u)), int(round(v))), max(2, radius_px // 2),
+                           TEAM_BGR.get(p.get("team"), TEAM_BGR[None]), -1, cv2.LINE_AA)
+    puck = record.get("puck")
+    if puck:
+        u, v = _topdown_xy(td, np.array([[puck["x"], puck["y"]]]))[0]
+        color = (0, 0, 0) if puck.get("measured", True) else (0, 140, 255)
+        cv2.circle(img, (int(round(u)), int(round(v))), radius_px, color, -1, cv2.LINE_AA)
+
+
+def minimap(rink, record: dict | None, line: tuple[str, float, float] | None, base: np.ndarray | None = None,
+            cm_per_px: float = MINIMAP_CM_PER_PX) -> np.ndarray:
+    """Overhead mini-map at one frame: the rink, the deciding line in red, the puck and every blade.
+
+    Args:
+        rink: `RinkModel`.
+        record: the frame's tracks.jsonl record (or None).
+        line: `event_line(...)` or None.
+        base: a cached `rink.render_topdown(cm_per_px)` to draw on (copied).
+        cm_per_px: resolution.
+
+    Returns:
+        (H, W, 3) uint8 BGR image.
+    """
+    img = (rink.render_topdown(cm_per_px) if base is None else base).copy()
+    td = rink.topdown_from_rink(cm_per_px)
+    if line is not None:
+        half_w = rink.spec.width_m / 2
+        a, b = _topdown_xy(td, np.array([[line[1], -half_w], [line[1], half_w]]))
+        cv2.line(img, tuple(int(round(v)) for v in a), tuple(int(round(v)) for v in b), (0, 0, 230), 2, cv2.LINE_AA)
+    _draw_top_objects(img, td, record, radius_px=max(3, int(round(30 / cm_per_px))))
+    return img
+
+
+def line_crop_topdown(rink, record: dict | None, line: tuple[str, float, float],
+                      cm_per_px: float = LINE_CROP_CM_PER_PX, half_m: float = LINE_CROP_HALF_M) -> np.ndarray:
+    """Zoomed overhead view (rink model, not pixels) of ± `half_m` around the deciding line point.
+
+    Used when the decisive frame has no calibration or the line is out of view.
+    """
+    full = rink.render_topdown(cm_per_px)
+    td = rink.topdown_from_rink(cm_per_px)
+    _draw_top_objects(full, td, record, radius_px=max(2, int(round(3.81 / cm_per_px))))
+    (u, v), = _topdown_xy(td, np.array([[line[1], line[2]]]))
+    half = int(round(half_m * 100 / cm_per_px))
+    h, w = full.shape[:2]
+    x0, y0 = int(np.clip(u - half, 0, max(0, w - 2 * half))), int(np.clip(v - half, 0, max(0, h - 2 * half)))
+    return full[y0:y0 + 2 * half, x0:x0 + 2 * half].copy()
+
+
+def line_crop_image(drawn: np.ndarray, rink_from_image, line: tuple[str, float, float],
+                    out_px: int = 320) -> np.ndarray | None:
+    """Zoomed crop of the (overlay-drawn) decisive frame centred where the deciding line meets the puck's y.
+
+    Returns None when that point is behind the camera or outside the frame.
+    """
+    image_from_rink = np.linalg.inv(np.asarray(rink_from_image, dtype=np.float64))
+    hom = image_from_rink @ np.array([line[1], line[2], 1.0])
+    if hom[2] <= 1e-9:
+        return None
+    u, v = hom[:2] / hom[2]
+    h, w = drawn.shape[:2]
+    if not (0 <= u < w and 0 <= v < h):
+        return None
+    half = max(16, min(w, h) // 6)
+    crop = _crop_around(drawn, (u, v), half=half, zoom=1)
+    return cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_NEAREST)
+
+
 def timeline_svg(events: list[dict], duration_s: float) -> str:
     """An SVG strip with one tick per event, coloured by verdict."""
     width, height = 900, 70
@@ -206,19 +319,35 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
     n_calibrated = sum(1 for c in calib.values() if c.get("H_rink_from_image") is not None)
 
     frames = _grab_frames(Path(video_path), {int(e["frame"]) for e in events if "frame" in e})
+    minimap_base = rink.render_topdown(MINIMAP_CM_PER_PX)
     rows = []
     for ev in events:
         fi = int(ev.get("frame", -1))
         c = calib.get(fi, {})
         H = c.get("H_rink_from_image")
+        rec = by_frame.get(fi)
+        puck = (rec or {}).get("puck")
+        line = event_line(ev, game, rink, None if not puck else (puck["x"], puck["y"]))
         imgs = ""
+        line_crop = None
         if fi in frames:
-            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), by_frame.get(fi))
+            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), rec)
             imgs += f'<img class="frame" src="{_jpg_data_uri(drawn)}">'
             pos = (ev.get("evidence") or {}).get("puck_xy")
             if pos is not None and H is not None:
                 uv = cv2.perspectiveTransform(np.array([[pos]], np.float64), np.linalg.inv(np.array(H)))[0, 0]
                 imgs += f'<img class="crop" src="{_png_data_uri(_crop_around(drawn, uv))}">'
+            if line is not None and H is not None:
+                line_crop = line_crop_image(drawn, H, line)
+        if line is not None:
+            caption = f"{line[0]} (video)" if line_crop is not None else f"{line[0]} (rink model)"
+            if line_crop is None:
+                line_crop = line_crop_topdown(rink, rec, line)
+            imgs += (f'<figure><img class="linecrop" title="{html.escape(caption)}" '
+                     f'src="{_png_data_uri(line_crop)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+        mm = minimap(rink, rec, line, base=minimap_base)
+        imgs += (f'<figure><img class="minimap" src="{_png_data_uri(mm)}">'
+                 f'<figcaption>overhead, frame {fi}</figcaption></figure>')
         ev_json = html.escape(json.dumps(ev.get("evidence", {}), indent=1)[:3000])
         sigma = (ev.get("evidence") or {}).get("sigma_m")
         rows.append(
@@ -235,7 +364,8 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
     plot = topdown_plot(rink, tracks, events)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>rulesfromvideo report</title>
 <style>body{{font-family:sans-serif;margin:20px;max-width:1400px}} img.frame{{max-width:860px;width:100%}}
-img.crop{{width:300px;margin-left:8px;image-rendering:pixelated}} .imgs{{display:flex;align-items:flex-start}}
+img.crop{{width:300px;margin-left:8px;image-rendering:pixelated}}
+img.linecrop{{width:300px;image-rendering:pixelated}} img.minimap{{width:360px}} figure{{margin:0 0 0 8px}} .imgs{{display:flex;align-items:flex-start}}
 table td{{padding:2px 10px}} section.event{{border-top:1px solid #ccc;margin-top:16px}}</style></head><body>
 <h1>rulesfromvideo report</h1>
 <table><tr><td>video</td><td>{html.escape(str(video_path))}</td></tr>

@@ -1,0 +1,119 @@
+"""report.html evidence (line crop, overhead mini-map) and overlay.mp4 (live call banner, frame count).
+
+The report is built from the sample clip's exact truth (tracks from
+`truth_to_tracks`, calibration from the true homography), so the drawings can
+be checked against known positions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.rink import RinkModel
+from rulesfromvideo.cli import sample_paths
+from rulesfromvideo.game import GameDescriptor
+from rulesfromvideo.overlay import banner_event, call_text, draw_banner
+from rulesfromvideo.pipeline import analyze
+from rulesfromvideo.report import MINIMAP_CM_PER_PX, event_line, minimap, write_report
+from vision.sim.synth import truth_to_tracks
+from vision.video import VideoWriter, iter_frames, probe
+
+
+@pytest.fixture(scope="module")
+def sample():
+    video, game_path = sample_paths()
+    truth = json.loads((video.parent / "truth.json").read_text())
+    game = GameDescriptor.from_file(game_path)
+    return video, game_path, truth, game, RinkModel(game.rink_spec())
+
+
+@pytest.fixture(scope="module")
+def truth_run(sample, tmp_path_factory):
+    """An analyze-style folder holding the sample's truth as tracks.jsonl / calibration.jsonl."""
+    video, _, truth, _, _ = sample
+    out = tmp_path_factory.mktemp("truth_run")
+    with open(out / "tracks.jsonl", "w") as fh:
+        for rec in truth_to_tracks(truth):
+            fh.write(json.dumps(rec) + "\n")
+    with open(out / "calibration.jsonl", "w") as fh:
+        for fr in truth["frames"]:
+            H = np.linalg.inv(np.asarray(fr["H_image_from_rink"], float))
+            fh.write(json.dumps({"frame": fr["frame"], "H_rink_from_image": H.tolist(), "quality": 1.0}) + "\n")
+    return out
+
+
+def test_event_line_is_the_attacked_ends_line(sample):
+    """The deciding line is at the end the event's team attacks (206, 903 blue line; 906 goal line)."""
+    _, _, truth, game, rink = sample
+    ev = truth["events"][0]  # a zone entry
+    end = game.attack_dir(ev["team"])
+    name, x, y = event_line(ev, game, rink, puck_xy=(end * 20.0, 3.5))
+    assert (name, x, y) == ("blue line", end * rink.spec.blue_line_x_m, 3.5)
+    name, x, _ = event_line({**ev, "type": "goal", "team": "home"}, game, rink)
+    assert (name, x) == ("goal line", game.attack_dir("home") * rink.spec.goal_line_x_m)
+    assert event_line({**ev, "type": "crease"}, game, rink) is None
+
+
+def test_report_holds_line_crop_and_minimap_for_the_event(sample, truth_run):
+    video, _, truth, game, rink = sample
+    ev = truth["events"][0]
+    page = write_report(truth_run, video, game, rink, [ev]).read_text()
+    section = page[page.index("<section class='event'>"):]
+    for cls in ("frame", "linecrop", "minimap"):
+        assert re.search(rf'<img class="{cls}"[^>]*src="data:image/(png|jpeg);base64,[A-Za-z0-9+/=]{{200,}}"',
+                         section), cls
+    # With the true homography the blue line at the puck's y is in view: the crop is from the video.
+    assert "blue line (video)" in section
+
+
+def test_minimap_draws_the_puck_and_the_line_where_they_are(sample):
+    _, _, truth, game, rink = sample
+    fr = truth["frames"][truth["events"][0]["frame"]]
+    rec = next(r for r in truth_to_tracks(truth) if r["frame"] == fr["frame"])
+    line = event_line(truth["events"][0], game, rink, (rec["puck"]["x"], rec["puck"]["y"]))
+    img = minimap(rink, rec, line)
+    td = rink.topdown_from_rink(MINIMAP_CM_PER_PX)
+    u, v, w = td @ np.array([rec["puck"]["x"], rec["puck"]["y"], 1.0])
+    assert tuple(img[int(round(v / w)), int(round(u / w))]) == (0, 0, 0)  # measured puck: black
+    lu, lv, lw = td @ np.array([line[1], 0.0, 1.0])
+    b, g, r = img[int(round(lv / lw)), int(round(lu / lw))]
+    assert r > 150 and g < 80 and b < 80  # the deciding line in red
+
+
+def test_banner_shows_the_last_call_for_a_few_seconds():
+    ev = {"type": "zone_entry", "t": 1.5, "frame": 45, "team": "away", "verdict": "offside", "margin_m": 0.38}
+    assert call_text(ev) == "zone entry: OFFSIDE (away) +38 cm"
+    assert banner_event([ev], ev["t"] - 0.01) is None
+    assert banner_event([ev], ev["t"] + 1.0) is ev
+    assert banner_event([ev], ev["t"] + 10.0) is None
+    later = {**ev, "t": ev["t"] + 0.5, "verdict": "onside"}
+    assert banner_event([later, ev], ev["t"] + 1.0) is later
+    img = draw_banner(np.zeros((180, 320, 3), np.uint8), ev)
+    assert img[2, 160].any() and not img[170, 160].any()
+
+
+def test_overlay_has_as_many_frames_as_the_clip(sample, tmp_path):
+    """analyze --overlay writes overlay.mp4 after events.json, one frame per clip frame."""
+    video, game_path, _, _, _ = sample
+    short = tmp_path / "short.mp4"
+    n = 8
+    with VideoWriter(short, 30.0, 640, 360) as vw:
+        for i, frame in iter_frames(video):
+            if i >= n:
+                break
+            vw.write(cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA))
+    shutil.copy(game_path, tmp_path / "game.json")
+    out = tmp_path / "out"
+    res = analyze(short, tmp_path / "game.json", out, overlay=True, progress=False)
+    assert res.complete and res.frames == n
+    assert not (out / "overlay_error.txt").exists()
+    assert probe(short)[3] == n
+    assert sum(1 for _ in iter_frames(out / "overlay.mp4")) == n
+    assert probe(out / "overlay.mp4")[1:3] == (640, 360)
+    assert (out / "events.json").is_file() and (out / "report.html").is_file()
