@@ -10,7 +10,8 @@ clip, then pooled rows per camera preset and over all clips.
 Predictions are found where ``rulesfromvideo batch 'SUITE/**/clip.mp4' --out PRED``
 writes them (``rulesfromvideo.batch.out_dir_for``: ``PRED/<clip folder>__clip``
 since every suite video is called ``clip.mp4``), else ``PRED/<dir>`` or
-``PRED/<name>``.
+``PRED/<name>``; a clip whose folder lacks ``events.json``, ``tracks.jsonl`` or
+``calibration.jsonl`` (failed or unfinished run) is listed as missing.
 
 Event figures per type (``zone_entry``, ``icing``, ``goal``): a true positive is
 a truth event matched (same type, nearest in time, within 0.5 s) by a
@@ -41,7 +42,8 @@ def pred_dir_for(suite_dir: Path, entry: dict, pred_root: Path, videos: list[Pat
 
     video = suite_dir / entry["dir"] / "clip.mp4"
     for cand in (out_dir_for(video, pred_root, videos), pred_root / entry["dir"], pred_root / entry["name"]):
-        if (cand / "events.json").is_file() or (cand / "tracks.jsonl").is_file():
+        # events.json is written last (after the frame loop): without it the run is unfinished or failed.
+        if all((cand / f).is_file() for f in ("events.json", "tracks.jsonl", "calibration.jsonl")):
             return cand
     return None
 
@@ -113,7 +115,7 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
     for e in entries:
         tdir = suite_dir / e["dir"]
         pdir = pred_dir_for(suite_dir, e, pred_root, videos)
-        if pdir is None or not (pdir / "calibration.jsonl").is_file():
+        if pdir is None:
             missing.append(e["name"])
             continue
         cal = calib_clip(tdir, pdir)
@@ -161,11 +163,19 @@ _COLS = (  # (header, key, kind)
     ("cwrong", "confident_wrong", "int"), ("puckR", "puck_recall", "pct"), ("puckP", "puck_precision", "pct"),
     ("blade", "blade_median_cm", "cm"), ("IDF1", "idf1", "pct"), ("team", "team_accuracy", "pct"),
     ("F1 ze", "zone_entry_f1", "pct"), ("F1 ice", "icing_f1", "pct"), ("F1 goal", "goal_f1", "pct"),
-    ("wrongG", "wrong_goal_calls", "int"), ("dt fr", "median_dt_frames", "fr"),
+    ("wrongG", "wrong_goal_calls", "int"), ("dt fr", "median_dt_frames", "fr"), ("ev p/t", None, "pt"),
 )
 
 
+def _get(row: dict, key: str | None, kind: str):
+    if kind == "pt":  # predicted / truth events of the three scored types
+        return (sum(row[f"{t}_pred"] for t in EVENT_TYPES), sum(row[f"{t}_truth"] for t in EVENT_TYPES))
+    return row[key]
+
+
 def _cell(v, kind: str) -> str:
+    if kind == "pt":
+        return f"{v[0]}/{v[1]}"
     if v is None:
         return "-"
     if kind == "pct":
@@ -183,11 +193,11 @@ def format_table(result: dict) -> str:
     head = f"{'clip':<{width}} {'camera':<9}" + "".join(f"{h:>8}" for h, _, _ in _COLS)
     lines = [head, "-" * len(head)]
     for r in result["clips"]:
-        lines.append(f"{r['clip']:<{width}} {r['camera']:<9}" + "".join(f"{_cell(r[k], t):>8}" for _, k, t in _COLS))
+        lines.append(f"{r['clip']:<{width}} {r['camera']:<9}" + "".join(f"{_cell(_get(r, k, t), t):>8}" for _, k, t in _COLS))
     lines.append("-" * len(head))
     for cam, r in result["pooled"].items():
         lines.append(f"{r['clip']:<{width}} {str(r['clips']) + ' clips':<9}"
-                     + "".join(f"{_cell(r[k], t):>8}" for _, k, t in _COLS))
+                     + "".join(f"{_cell(_get(r, k, t), t):>8}" for _, k, t in _COLS))
     if result["missing"]:
         lines.append(f"no predictions for {len(result['missing'])} clip(s): {', '.join(result['missing'])}")
     return "\n".join(lines)
