@@ -154,9 +154,9 @@ class Observations:
             rulesfromvideo.schema.SchemaError: unreadable or invalid file (names the line).
             ValueError: no frames.
         """
-        from rulesfromvideo.schema import read_calibration_jsonl, read_tracks_jsonl
+        from rulesfromvideo.schema import iter_track_dicts, read_calibration_jsonl
 
-        records = [r.model_dump() for r in read_tracks_jsonl(path)]
+        records = list(iter_track_dicts(path))
         quality = None
         if calibration_path is not None:
             quality = {c.frame: c.quality for c in read_calibration_jsonl(calibration_path)}

@@ -260,3 +260,51 @@ def test_write_jsonl_tracks_round_trip(tmp_path):
     lines = path.read_text().splitlines()
     assert len(lines) == 2 and json.loads(lines[0]) == TRACK
     assert [f.frame for f in read_tracks_jsonl(path)] == [3, 4]
+
+
+def _jsonish(x):
+    import json as _json
+
+    return _json.loads(_json.dumps(x))
+
+
+FAST_CASES = [
+    {"frame": 0, "t": 0.0, "puck": None, "players": []},
+    {"frame": 3, "t": 0.1, "puck": {"x": 1.0, "y": -2, "measured": True, "z": None},
+     "players": [{"id": 4, "team": None, "role": "goalie", "blades": [[1, 2], [3.5, 4]]}]},
+    {"frame": 5, "t": 0.2, "puck": {"x": 1.0, "y": 2.0, "measured": False,
+                                    "touch": {"player": 7, "team": "away"}, "z": 0.3},
+     "players": [{"id": "a", "team": "home", "role": "skater", "blades": [[0, 0], [1, 1]],
+                  "footprint": [[0, 0], [1, 0], [1, 1]]}]},
+]
+FAST_REJECTS = [
+    {"frame": -1, "t": 0.0, "puck": None},
+    {"frame": 1, "t": float("nan"), "puck": None},
+    {"frame": 1, "t": 0.0, "puck": {"x": 1.0, "y": 2.0}},
+    {"frame": 1, "t": 0.0, "puck": None, "players": [{"id": 1, "team": "red", "role": "skater",
+                                                      "blades": [[0, 0], [1, 1]]}]},
+    {"frame": 1, "t": 0.0, "puck": None, "players": [{"id": 1, "team": "home", "role": "skater",
+                                                      "blades": [[0, 0]]}]},
+    {"frame": 1, "t": 0.0, "puck": {"x": float("inf"), "y": 2.0, "measured": True}},
+]
+
+
+@pytest.mark.parametrize("rec", FAST_CASES)
+def test_fast_track_reader_matches_pydantic(rec, tmp_path):
+    """iter_track_dicts (fast path) yields what TrackFrame validation yields."""
+    from rulesfromvideo.schema import TrackFrame, iter_track_dicts
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert _jsonish(list(iter_track_dicts(path))[0]) == _jsonish(TrackFrame.model_validate(rec).model_dump())
+
+
+@pytest.mark.parametrize("rec", FAST_REJECTS)
+def test_fast_track_reader_rejects_what_pydantic_rejects(rec, tmp_path):
+    from rulesfromvideo.schema import SchemaError, _plain_track, iter_track_dicts
+
+    assert _plain_track(rec) is None
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    with pytest.raises(SchemaError, match="line 1"):
+        list(iter_track_dicts(path))
