@@ -52,7 +52,10 @@ class Detections:
             self.tracker_id = np.full(n, -1, dtype=np.int64)
         self.tracker_id = np.asarray(self.tracker_id, dtype=np.int64).reshape(n)
         if self.keypoints_xy_px is not None:
-            self.keypoints_xy_px = np.asarray(self.keypoints_xy_px, dtype=np.float64).reshape(n, -1, 2)
+            kp = np.asarray(self.keypoints_xy_px, dtype=np.float64)
+            # An empty (0, K, 2) array cannot be reshaped with -1: keep its K.
+            self.keypoints_xy_px = kp.reshape(0, kp.shape[1] if kp.ndim == 3 else 0, 2) if n == 0 \
+                else kp.reshape(n, -1, 2)
             k = self.keypoints_xy_px.shape[1]
             if self.keypoints_visible is None:
                 self.keypoints_visible = np.ones((n, k), dtype=bool)

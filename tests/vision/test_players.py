@@ -104,3 +104,10 @@ def test_detections_container():
     assert sorted(y.class_id.tolist()) == [0, 1]  # NMS kept one of the two overlapping players
     k = int(np.nonzero(y.class_id == 1)[0][0])
     assert np.allclose(y.xyxy[k], [180, 160, 220, 240]) and np.isclose(y.confidence[k], 0.8)
+
+
+def test_empty_detections_keep_their_keypoint_count():
+    from vision.detections import Detections
+
+    d = Detections.empty(4)
+    assert len(d) == 0 and d.keypoints_xy_px.shape == (0, 4, 2) and d.keypoints_visible.shape == (0, 4)
