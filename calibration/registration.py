@@ -298,6 +298,7 @@ class Calibrator:
         self._kappa = np.zeros(2)  # radial distortion (k1, k2) on half-diagonal-normalised radius
         self._ice: tuple[np.ndarray, float] | None = None
         self._size: tuple[int, int] | None = None
+        self._subset: dict | None = None  # per-frame culled model samples (see _cull)
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
@@ -351,9 +352,9 @@ class Calibrator:
             if self._G is not None and not cut:
                 G_pred = self._flow_predict(self._gray, gray, self._G)
                 if G_pred is not None:
-                    G, kappa = self._refine(G_pred, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2,
-                                            kappa=self._kappa, fit_kappa=True, kappa_weight=3e4, step=2)
-                    sc = self._score(G, targets, kappa=kappa)
+                    G, kappa, sc = self._fine(G_pred, targets, lambda G0: self._refine(
+                        G0, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2, kappa=self._kappa, fit_kappa=True,
+                        kappa_weight=3e4, step=2), score=True)
                     if sc.quality >= self.min_quality:
                         result = (G, kappa, sc, "track")
             if result is None:
@@ -439,18 +440,40 @@ class Calibrator:
         best = None
         for _, G in scored[:3]:
             G, _ = self._refine(G, targets, taus=(15.0, 8.0), iters_per_tau=4, step=3)
-            G, _ = self._refine(G, targets, taus=(4.0, 2.0), iters_per_tau=3)
+            # Past the coarse stage the pose moves by a few px: the fine stages
+            # and the verification work on the model culled around it.
+            G = self._fine(G, targets, lambda G0: self._refine(G0, targets, taus=(4.0, 2.0), iters_per_tau=3))[0]
             sc = self._score(G, targets)
             if best is None or sc.quality > best[2].quality:
                 best = (G, np.zeros(2), sc, "cold")
         if best is not None and best[2].quality > 0:
             # Lens distortion last, once the homography is in the basin.
-            G, kappa = self._refine(best[0], targets, taus=(3.0, 2.0, 1.5), iters_per_tau=4, kappa=np.zeros(2),
-                                    fit_kappa=True, kappa_weight=1e4)
-            sc = self._score(G, targets, kappa=kappa)
+            G, kappa, sc = self._fine(best[0], targets, lambda G0: self._refine(
+                G0, targets, taus=(3.0, 2.0, 1.5), iters_per_tau=4, kappa=np.zeros(2), fit_kappa=True,
+                kappa_weight=1e4), score=True)
             if sc.quality >= best[2].quality - 0.02:
                 best = (G, kappa, sc, "cold")
         return best
+
+    def _fine(self, G0: np.ndarray, targets: _FrameTargets, refine, score: bool = False):
+        """Run ``refine(G0) -> (G, kappa)`` (and the verification) on the model culled around ``G0``.
+
+        The culled set holds every sample within 15 % of the image around the
+        start pose; if the refinement moved the image by more than 5 % of its
+        size, the verification runs on the whole model instead.
+
+        Returns:
+            (G, kappa, _Score or None).
+        """
+        self._cull(G0, targets)
+        try:
+            G, kappa = refine(G0)
+            if _max_corner_shift(G, G0, targets.w, targets.h) > 0.05 * min(targets.w, targets.h):
+                self._subset = None
+            sc = self._score(G, targets, kappa=kappa) if score else None
+        finally:
+            self._subset = None
+        return G, kappa, sc
 
     # ------------------------------------------------------------------ pieces
     def _flow_predict(self, prev_gray: np.ndarray, gray: np.ndarray, G: np.ndarray) -> np.ndarray | None:
@@ -602,11 +625,40 @@ class Calibrator:
                 out.append(K @ np.c_[R[:, 0], r2, t])
         return out
 
+    def _cull(self, G: np.ndarray, targets: _FrameTargets, margin_frac: float = 0.15) -> None:
+        """Restrict this frame's model samples to those near the image under ``G``.
+
+        While tracking, the refined pose stays within a few pixels of the
+        prediction, so samples projecting more than ``margin_frac`` of the
+        image size outside the frame can never become visible: dropping them
+        once per frame leaves every later projection/visibility test with a
+        fraction of the model (identical results, a fraction of the work).
+        """
+        mx, my = margin_frac * targets.w, margin_frac * targets.h
+        self._subset = {}
+        for c in COLOURS:
+            xy = self.model.xy_rink_m[c]
+            p, w = _project(G, xy)
+            ok = (w > 0) & (p[:, 0] > -mx) & (p[:, 0] < targets.w + mx) & (p[:, 1] > -my) & (p[:, 1] < targets.h + my)
+            sel = np.flatnonzero(ok)
+            self._subset[c] = {1: (sel, xy[sel])}
+
+    def _samples(self, colour: str, step: int) -> tuple[np.ndarray, np.ndarray]:
+        """(indices into the full model, (N, 2) rink m) of every ``step``-th sample, culled when set."""
+        sub = self._subset.get(colour) if self._subset else None
+        if sub is None:
+            xy = self.model.xy_rink_m[colour]
+            return None, (xy[::step] if step > 1 else xy)
+        if step not in sub:
+            sel = sub[1][0]
+            sel = sel[sel % step == 0]
+            sub[step] = (sel, self.model.xy_rink_m[colour][sel])
+        return sub[step]
+
     def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1, kappa=None,
                  with_undistorted: bool = False):
-        xy = self.model.xy_rink_m[colour]
-        if step > 1:
-            xy = xy[::step]
+        """Model samples of ``colour`` projecting onto the ice: (full-model indices, (N, 2) px[, undistorted px])."""
+        sel, xy = self._samples(colour, step)
         if len(xy) == 0:
             return (np.zeros(0, int), np.zeros((0, 2))) + ((np.zeros((0, 2)),) if with_undistorted else ())
         p_u, w = _project(G, xy)
@@ -619,9 +671,13 @@ class Calibrator:
             pi = np.round(p[idx]).astype(int)
             on_ice = targets.ice[pi[:, 1], pi[:, 0]] > 0
             idx = idx[on_ice]
+        p = p[idx]
         if with_undistorted:
-            return idx, p[idx], p_u[idx]
-        return idx, p[idx]
+            p_u = p_u[idx]
+        idx = idx * step if sel is None else sel[idx]
+        if with_undistorted:
+            return idx, p, p_u
+        return idx, p
 
     def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3,
                 kappa: np.ndarray | None = None, fit_kappa: bool = False,
@@ -706,7 +762,6 @@ class Calibrator:
         drawn = np.zeros((targets.h, targets.w), np.uint8)
         for c in COLOURS:
             idx, p = self._visible(G, targets, c, step, kappa=kappa)
-            idx = idx * step
             if len(idx) == 0:
                 continue
             d = targets.distance(c, p)
