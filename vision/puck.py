@@ -408,3 +408,228 @@ def _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext) -> float:
     patch_now = cv2.getRectSubPix(v, (size, size), (cx - x0, cy - y0)).astype(np.float32)
     diff = float(patch_prev.mean() - patch_now.mean())
     return float(np.clip(diff / (0.5 * max(20.0, float(patch_prev.max()))), 0.0, 1.0))
+
+
+# ---------------------------------------------------------------- streaks
+@dataclass
+class StreakConfig:
+    """Thresholds of the motion-blur streak search (see :meth:`StreakDetector.detect`).
+
+    Attributes:
+        dark_ratio_min: a pixel belongs to a streak when it is darker than the local ice by
+            at least this fraction. A puck swept over L diameters during the exposure
+            keeps its total "ink" but spreads it, so its darkness is ~0.85 / L: 0.08
+            reaches streaks of up to ~10 diameters.
+        max_shutter_frac: longest exposure considered, in frame intervals (a shutter open
+            for the whole frame interval: 360°).
+        length_slack_px: tolerance on the streak length, px.
+        angle_max_deg: largest angle between the streak's axis and the predicted image
+            motion (for streaks clearly longer than a puck).
+        ink_range: accepted integrated darkness / the expected ink of a puck at that spot.
+        width_range: accepted streak width (across its axis) / the expected puck extent.
+        min_isolation: least fraction of a band around the streak that must look like ice
+            (a stick blade is attached to its player's blob).
+        min_score: streaks below this score are dropped.
+    """
+
+    dark_ratio_min: float = 0.08
+    max_shutter_frac: float = 1.0
+    length_slack_px: float = 3.0
+    angle_max_deg: float = 20.0
+    ink_range: tuple[float, float] = (0.35, 2.5)
+    width_range: tuple[float, float] = (0.35, 1.9)
+    min_isolation: float = 0.8
+    min_score: float = 0.2
+
+
+class StreakDetector:
+    """Motion-blurred puck search in a gated window around the tracker's prediction.
+
+    Physics: while the shutter is open for ``τ`` (unknown, at most one frame interval
+    ``Δt``) a puck moving at image velocity ``u`` px/s sweeps a streak of length
+    ``d + |u|·τ`` along ``u`` (``d`` the puck's image extent). Every point of the
+    path gets the same dwell time, so the streak keeps the puck's total darkness
+    ("ink": area × contrast) and its darkness-weighted centroid is the puck's
+    position at **mid-exposure**, whatever ``τ`` is. Frame timestamps are taken as
+    the mid-exposure time (a frame is stamped at the centre of its integration; a
+    rolling shutter or end-of-exposure stamps would shift it by ``u·τ/2``), so the
+    centroid is reported as the position at the frame's time.
+
+    A streak is accepted when its axis is aligned with the predicted motion, its
+    length is at most ``d + |u|·Δt·max_shutter_frac`` (plus slack), its width is
+    about a puck's, its ink matches a 7.62 cm puck at that spot and a band around it
+    looks like ice (stick blades are attached to a player blob; they are also
+    thinner and, for a slow predicted puck, longer than a puck).
+
+    Args:
+        puck: the puck detector (expected sizes).
+        config: thresholds.
+    """
+
+    def __init__(self, puck: PuckDetector, config: StreakConfig | None = None) -> None:
+        self.puck = puck
+        self.config = config or StreakConfig()
+
+    def detect(
+        self,
+        frame_bgr: np.ndarray,
+        scene: IceScene,
+        roi_xyxy_px: tuple[int, int, int, int],
+        velocity_px_per_frame: np.ndarray | None,
+        v_full: np.ndarray | None = None,
+        max_speed_mps: float = 45.0,
+    ) -> Detections:
+        """Streak candidates in a window, best first.
+
+        Args:
+            frame_bgr: (H, W, 3) uint8 full-resolution frame.
+            scene: the frame's ice model.
+            roi_xyxy_px: gated search window (x0, y0, x1, y1), full-res px.
+            velocity_px_per_frame: (2,) predicted image motion of the puck over one frame
+                interval, px; None when no track predicts it (acquisition: any direction,
+                length bounded by ``max_speed_mps``).
+            max_speed_mps: fastest puck considered without a prediction, m/s.
+            v_full: (H, W) uint8 ``max_channel(frame_bgr)`` if the caller has it already.
+
+        Returns:
+            Detections of class ``PUCK`` with the data of :meth:`PuckDetector.detect`
+            (``area_px`` is the ink-equivalent puck area, so a long streak is not taken
+            for an airborne puck) plus ``streak_length_px`` (N,) and ``streak_dir`` (N, 2).
+        """
+        cfg = self.config
+        cam = scene.cam
+        Hf, Wf = frame_bgr.shape[:2]
+        x0, y0, x1, y1 = (int(v) for v in roi_xyxy_px)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(Wf, x1), min(Hf, y1)
+        if x1 - x0 < 5 or y1 - y0 < 5 or not scene.ok:
+            return _empty_streaks()
+        free = velocity_px_per_frame is None
+        u = np.zeros(2) if free else np.asarray(velocity_px_per_frame, dtype=np.float64).reshape(2)
+        speed = float(np.hypot(*u))
+        v = max_channel(frame_bgr[y0:y1, x0:x1]) if v_full is None else v_full[y0:y1, x0:x1]
+        ice = _mask_crop(scene, x0, y0, x1, y1)
+        if not np.any(ice):
+            return _empty_streaks()
+        c = np.array([[0.5 * (x0 + x1), 0.5 * (y0 + y1)]])
+        c_rink, ok = cam.rink_from_image(c, z_m=self.puck.thickness_m / 2.0)
+        if not ok[0]:
+            return _empty_streaks()
+        _, ext0 = self.puck.expected_size_px(cam, c_rink)
+        if free:
+            # Image motion of the fastest puck over one frame at the window's largest scale.
+            rows = np.nonzero(ice.any(axis=1))[0]
+            low = np.array([[0.5 * (x0 + x1), y0 + rows[-1]]])
+            low_rink, okl = cam.rink_from_image(low)
+            scale = float(cam.ground_scale_px_per_m(low_rink)[0]) if okl[0] else float(ext0[0]) / self.puck.diameter_m
+            speed = max_speed_mps * scale / 30.0
+            ext0 = np.maximum(ext0, self.puck.diameter_m * scale)
+        # The closing must bridge the streak's width (≈ a puck), not its length.
+        k = int(np.clip(np.ceil(2.2 * ext0[0]) + 2, 5, 61)) | 1
+        bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        floor = float(max(20.0, 0.5 * scene.ice_v_full))
+        ratio = cv2.subtract(bg, v).astype(np.float32) / np.maximum(bg.astype(np.float32), floor)
+        mask = ((ratio > cfg.dark_ratio_min) & (ice > 0)).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        rows: list[tuple] = []
+        # Vectorised pre-filter (a whole frame has hundreds of faint blobs): a streak fits in a
+        # box of its length and holds at least a puck's area of pixels darker than the threshold.
+        bmax = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        cand_ids = np.nonzero((stats[:, cv2.CC_STAT_AREA] >= 3)
+                              & (bmax <= 1.2 * (ext0[0] + speed * cfg.max_shutter_frac) + cfg.length_slack_px + 2))[0]
+        for i in cand_ids[cand_ids > 0]:
+            bx, by, bw, bh, area = stats[i]
+            if area < 3 or bx <= 0 or by <= 0 or bx + bw >= x1 - x0 or by + bh >= y1 - y0:
+                continue  # cut by the window: length and ink unreliable
+            sub = labels[by : by + bh, bx : bx + bw] == i
+            w = np.where(sub, ratio[by : by + bh, bx : bx + bw], 0.0).astype(np.float64)
+            ink = float(w.sum())
+            gy, gx = np.mgrid[by : by + bh, bx : bx + bw]
+            cx, cy = float((w * gx).sum() / ink), float((w * gy).sum() / ink)
+            xy_r, okr = cam.rink_from_image(np.array([[cx + x0, cy + y0]]), z_m=self.puck.thickness_m / 2.0)
+            if not okr[0]:
+                continue
+            a_exp, ext = (float(q[0]) for q in self.puck.expected_size_px(cam, xy_r))
+            # Ink of a black puck at that spot: its area × its darkness against ice (~0.85).
+            ink_exp = 0.85 * a_exp
+            ink_ratio = ink / max(ink_exp, 1.0)
+            if not (cfg.ink_range[0] <= ink_ratio <= cfg.ink_range[1]):
+                continue
+            # Darkness-weighted second moments → axis, length and width of the streak.
+            dx, dy = gx - cx, gy - cy
+            cov = np.array([[(w * dx * dx).sum(), (w * dx * dy).sum()], [(w * dx * dy).sum(), (w * dy * dy).sum()]]) / ink
+            evals, evecs = np.linalg.eigh(cov)
+            axis = evecs[:, 1]
+            # A uniform bar of length L has variance L²/12 along it (+ pixel 1/12).
+            length = float(np.sqrt(max(12.0 * evals[1] - 1.0, 0.0)))
+            width = float(np.sqrt(max(12.0 * evals[0] - 1.0, 0.0)))
+            # A disc of diameter d has variance d²/16 along any axis: its "bar length" is ≈ 0.87 d.
+            len_max = 0.87 * ext + speed * cfg.max_shutter_frac + cfg.length_slack_px
+            if length > len_max:
+                continue
+            if not (cfg.width_range[0] * ext - 1.0 <= width <= cfg.width_range[1] * ext + 1.0):
+                continue
+            blur = length - 0.87 * ext  # the part of the length due to motion
+            align = 1.0
+            if free:
+                # Acquisition: only a clearly elongated streak (compact blobs are the compact
+                # detector's), well isolated; direction unknown, so the tracker's three-frame
+                # motion check decides.
+                if blur <= max(2.0, 0.5 * ext):
+                    continue
+                align = 0.5
+            elif blur > max(2.0, 0.5 * ext):
+                if speed < 1.0:
+                    continue  # a streak where the puck is predicted still: a stick, not a puck
+                cosang = abs(float(axis @ u)) / speed
+                if cosang < np.cos(np.radians(cfg.angle_max_deg)):
+                    continue
+                align = float(np.clip((cosang - np.cos(np.radians(cfg.angle_max_deg)))
+                                      / (1.0 - np.cos(np.radians(cfg.angle_max_deg))), 0.0, 1.0))
+            iso = _band_isolation(scene, labels[by : by + bh, bx : bx + bw] == i, bx + x0, by + y0, ext)
+            if iso < (max(cfg.min_isolation, 0.9) if free else cfg.min_isolation):
+                continue
+            # Black rubber: the darkest pixel is neutral and darker than any ice texture.
+            ink_score = float(np.exp(-0.5 * (np.log(ink_ratio) / np.log(2.0)) ** 2))
+            score = ink_score * (0.5 + 0.5 * align) * iso
+            if score < cfg.min_score:
+                continue
+            d = axis if float(axis @ u) >= 0 else -axis
+            rows.append((cx + x0, cy + y0, score, ink_ratio * a_exp, a_exp, float(ratio[by : by + bh, bx : bx + bw][sub].max()),
+                         iso, 0.0, bw, bh, xy_r[0, 0], xy_r[0, 1], length, d[0], d[1]))
+        if not rows:
+            return _empty_streaks()
+        arr = np.asarray(rows, dtype=np.float64)
+        arr = arr[np.argsort(-arr[:, 2], kind="stable")][: self.puck.config.max_candidates]
+        return Detections.from_centers(
+            arr[:, 0:2], arr[:, 8:10], np.clip(arr[:, 2], 0.0, 1.0), class_id=PUCK,
+            xy_rink_m=arr[:, 10:12], area_px=arr[:, 3], expected_area_px=arr[:, 4], contrast=arr[:, 5],
+            isolation=arr[:, 6], motion=arr[:, 7], streak_length_px=arr[:, 12], streak_dir=arr[:, 13:15],
+        )
+
+
+def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px: float) -> float:
+    """Fraction of a band (1–2.5 puck extents) around a blob (full-res mask at (bx, by)) that is ice-like."""
+    r_out = int(np.ceil(max(2.5 * ext_px, 4.0)))
+    r_in = int(np.ceil(max(1.0 * ext_px, 2.0)))
+    h, w = blob.shape
+    pad = np.zeros((h + 2 * r_out, w + 2 * r_out), np.uint8)
+    pad[r_out : r_out + h, r_out : r_out + w] = blob
+    outer = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_out + 1, 2 * r_out + 1)))
+    inner = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_in + 1, 2 * r_in + 1)))
+    ys, xs = np.nonzero(outer & ~inner)
+    if len(xs) == 0:
+        return 0.0
+    p = scene.to_work(np.stack([xs + bx - r_out, ys + by - r_out], axis=1).astype(np.float64))
+    hh, ww = scene.ice_like.shape
+    xi, yi = np.round(p[:, 0]).astype(np.int64), np.round(p[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
+    if not np.any(inside):
+        return 0.0
+    return float((scene.ice_like[yi[inside], xi[inside]] > 0).sum()) / len(p)
+
+
+def _empty_streaks() -> Detections:
+    d = _empty()
+    d.data["streak_length_px"] = np.zeros(0)
+    d.data["streak_dir"] = np.zeros((0, 2))
+    return d

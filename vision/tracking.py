@@ -59,7 +59,7 @@ from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
 from vision.players import PlayerDetector
-from vision.puck import PuckDetector, max_channel
+from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 BLADE_HALF_GAP_M = 0.125
@@ -596,6 +596,7 @@ class FrameTracker:
         spec = rink.spec
         self.puck_detector = PuckDetector(getattr(spec, "puck_diameter_m", 0.0762),
                                           getattr(spec, "puck_thickness_m", 0.0254))
+        self.streak_detector = StreakDetector(self.puck_detector)
         self.team_classifier = TeamClassifier(_team_colors(game))
         self.player_detector = PlayerDetector(self.team_classifier)
         self.players = PlayerTracker(self.fps)
@@ -603,6 +604,10 @@ class FrameTracker:
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self._prev_v: np.ndarray | None = None
+        self._prev_free: np.ndarray | None = None  # (K, 2) rink m, last frame's free-search streaks
+        # Start tracks from free (any-direction) streaks: finds passes leaving a carrier, but raises
+        # false tracks on faint elongated marks (docs/vision.md); off by default.
+        self.acquire_from_streaks = False
         self._prev_cam: PlaneCamera | None = None
         self._last_frame: int | None = None
         self._cam_key: bytes | None = None
@@ -645,6 +650,9 @@ class FrameTracker:
         v_full = max_channel(frame_bgr)
 
         dets, team_votes = self.player_detector.detect(scene)
+        lens_map = _lens_mapper(calib)
+        if lens_map is not None and len(dets):
+            dets.data["contact_rink_m"] = lens_map(dets.data["contact_xy_px"], cam, 0.0)
         ids = self.players.update(
             dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
             [a.confidence for a in team_votes],
@@ -654,8 +662,34 @@ class FrameTracker:
 
         roi = self._puck_roi(cam, frame_bgr.shape)
         cands = self.puck_detector.detect(frame_bgr, scene, roi, self._prev_v, self._prev_cam, v_full)
+        cands = self._to_rink(cands, cam, lens_map)
         if roi is not None and not _has_gated(self.puck, cands):
-            cands = self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam, v_full)
+            # Nothing compact in the gate: a fast puck is a faint streak along its motion.
+            cands = self._to_rink(
+                self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam, v_full), cam, lens_map)
+            u = self._predicted_px_motion(cam)
+            # Only a puck predicted to move a few px per frame can blur into a streak.
+            if not _has_gated(self.puck, cands) and float(np.hypot(*u)) >= 3.0:
+                streaks = self._to_rink(self.streak_detector.detect(frame_bgr, scene, roi, u, v_full), cam, lens_map)
+                if _has_gated(self.puck, streaks):
+                    cands = streaks
+        strong = len(cands) and float(cands.confidence.max()) >= self.puck.acquire_score
+        if self.acquire_from_streaks and (not self.puck.active or self.puck.misses >= 2) and not strong:
+            # Lost: a pass leaving a carrier is a streak from its first frame; a streak of any
+            # direction may start a track (re-acquisition still needs consistent motion).
+            free = self._to_rink(self.streak_detector.detect(frame_bgr, scene, (0, 0, frame_bgr.shape[1], frame_bgr.shape[0]),
+                                                             None, v_full), cam, lens_map)
+            # A blurred puck moves: a streak at the spot of one in the previous frame is paint.
+            xy_f = free.data.get("xy_rink_m", np.zeros((0, 2)))
+            prev = self._prev_free if self._prev_free is not None else np.zeros((0, 2))
+            moving = np.array([not len(prev) or float(np.min(np.linalg.norm(prev - p, axis=1))) > 0.1 for p in xy_f], bool)
+            self._prev_free = xy_f.copy()
+            if len(free):
+                cands = Detections.merge([_with_streak_keys(cands), _with_streak_keys(free[moving])])
+        else:
+            self._prev_free = None
+        if not len(cands):
+            cands = _with_streak_keys(cands)
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats)
@@ -687,12 +721,30 @@ class FrameTracker:
             return None
         return int(x0), int(y0), int(x1), int(y1)
 
+    def _to_rink(self, cands: Detections, cam: PlaneCamera, lens_map) -> Detections:
+        """Re-map puck candidates' centres through the lens model when the calibration has one."""
+        if lens_map is not None and len(cands):
+            cands.data["xy_rink_m"] = lens_map(cands.data["centre_xy_px"], cam, self._puck_z)
+        return cands
+
+    @property
+    def _puck_z(self) -> float:
+        return self.puck_detector.thickness_m / 2.0
+
+    def _predicted_px_motion(self, cam: PlaneCamera) -> np.ndarray:
+        """(2,) image motion of the predicted puck over one frame interval, px."""
+        c = self.puck.kf.xy
+        uv, _ = apply_homography(cam.H_image_from_rink, np.vstack([c, c + self.puck.kf.v / self.fps]))
+        return uv[1] - uv[0]
+
     @staticmethod
     def _meas_sigma(cam: PlaneCamera, cands: Detections) -> np.ndarray:
         if len(cands) == 0:
             return np.zeros(0)
         scale = cam.ground_scale_px_per_m(cands.data["xy_rink_m"])
-        return np.clip(0.7 / np.maximum(scale, 1e-3), 0.01, 0.5)
+        # A streak's centroid is less sure along its axis (uneven ink, clipped ends).
+        px = 0.7 + 0.1 * cands.data.get("streak_length_px", np.zeros(len(cands)))
+        return np.clip(px / np.maximum(scale, 1e-3), 0.01, 0.5)
 
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
@@ -739,3 +791,39 @@ def _has_gated(puck: PuckTracker, cands: Detections) -> bool:
         if puck.kf.mahalanobis2(xy, 0.05) <= GATE_CHI2:
             return True
     return False
+
+
+def _lens_mapper(calib: Any):
+    """Raw px → rink m through the calibration's lens model, or None when it has none.
+
+    Returns ``f(xy_px (N, 2), cam, z_m) → (N, 2)``: ``calib.image_to_rink`` gives the ice-plane
+    point under the pixel's ray; a point ``z_m`` above the ice on the same ray lies nearer the
+    camera centre C by the factor ``1 − z/C_z`` (similar triangles), with C from ``cam``.
+    """
+    if getattr(calib, "lens", None) is None or getattr(calib, "rink_from_undistorted", None) is None:
+        return None
+    if not callable(getattr(calib, "image_to_rink", None)):
+        return None
+
+    def f(xy_px: np.ndarray, cam: PlaneCamera, z_m: float) -> np.ndarray:
+        g = np.asarray(calib.image_to_rink(np.asarray(xy_px, np.float64).reshape(-1, 2)), np.float64)
+        g = g[0] if isinstance(g, tuple) else g
+        g = np.asarray(g, np.float64).reshape(-1, 2)
+        C = cam.position_xyz_m
+        if z_m and C is not None and C[2] > z_m:
+            g = C[:2] + (g - C[:2]) * (1.0 - z_m / C[2])
+        return g
+
+    return f
+
+
+def _with_streak_keys(d: Detections) -> Detections:
+    """Compact candidates get ``streak_length_px`` 0 and ``streak_dir`` (0, 0) so they merge with streaks."""
+    if len(d) == 0 and "xy_rink_m" not in d.data:
+        d.data.update({"centre_xy_px": np.zeros((0, 2)), "xy_rink_m": np.zeros((0, 2)), "area_px": np.zeros(0),
+                       "expected_area_px": np.zeros(0), "contrast": np.zeros(0), "isolation": np.zeros(0),
+                       "motion": np.zeros(0)})
+    d.data.setdefault("streak_length_px", np.zeros(len(d)))
+    d.data.setdefault("streak_dir", np.zeros((len(d), 2)))
+    return d
+

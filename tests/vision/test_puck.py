@@ -62,3 +62,75 @@ def test_expected_puck_size_shrinks_with_distance(kit):
     assert area[0] > area[1] > 0
     # Near side: the 7.62 cm puck spans a handful of pixels in this 45° broadcast view.
     assert 3.0 < extent[0] < 12.0
+
+
+def _blurred_puck(kit, base, xyz_mid, sweep_m, n=24):
+    """Temporal average of the puck swept over ``sweep_m`` (rink m), centred on ``xyz_mid``: a shutter-open blur."""
+    acc = np.zeros(base.shape, np.float64)
+    for s in np.linspace(-0.5, 0.5, n):
+        img = base.copy()
+        kit.drawer.puck(img, np.asarray(xyz_mid) + s * np.asarray(sweep_m))
+        acc += img
+    return np.round(acc / n).astype(np.uint8)
+
+
+def _px_motion(cam, xy, v_mps, fps=30.0):
+    a = cam.project(np.array([[xy[0], xy[1], 0.0127]]))[0]
+    b = cam.project(np.array([[xy[0] + v_mps[0] / fps, xy[1] + v_mps[1] / fps, 0.0127]]))[0]
+    return b - a
+
+
+@pytest.mark.parametrize("xy,v", [((4.0, 0.5), (15.0, 0.0)), ((-3.0, -4.0), (-8.0, 9.0)), ((2.0, 3.0), (0.0, -20.0))])
+def test_blurred_streak_centre_within_one_pixel(kit, xy, v):
+    from vision.puck import StreakDetector
+
+    fps, shutter = 30.0, 0.5  # exposure = half the frame interval
+    xyz = np.array([xy[0], xy[1], 0.0127])
+    sweep = np.array([v[0], v[1], 0.0]) * shutter / fps
+    img = _blurred_puck(kit, kit.drawer.base, xyz, sweep)
+    scene = _scene(kit, img, kit.cam)
+    u, w = kit.cam.project(xyz[None])[0]
+    # The compact detector misses it (too faint / too long) ...
+    plain = PuckDetector().detect(img, scene)
+    true_px = np.array([u, w])
+    assert len(plain) == 0 or np.linalg.norm(plain.data["centre_xy_px"][0] - true_px) > 1.0 or plain.confidence[0] < 0.4
+    # ... the gated streak search finds it, centred on the mid-exposure position.
+    roi = (int(u) - 40, int(w) - 40, int(u) + 40, int(w) + 40)
+    det = StreakDetector(PuckDetector()).detect(img, scene, roi, _px_motion(kit.cam, xy, v, fps))
+    assert len(det) >= 1
+    assert np.linalg.norm(det.data["centre_xy_px"][0] - true_px) < 1.0
+    assert np.linalg.norm(det.data["xy_rink_m"][0] - xyz[:2]) < 0.05
+    d = det.data["streak_dir"][0]
+    u_img = _px_motion(kit.cam, xy, v, fps)
+    assert float(d @ u_img) / np.linalg.norm(u_img) > np.cos(np.radians(10))
+
+
+def test_streak_across_the_predicted_motion_is_rejected(kit):
+    from vision.puck import StreakDetector
+
+    xyz = np.array([4.0, 0.5, 0.0127])
+    img = _blurred_puck(kit, kit.drawer.base, xyz, np.array([0.25, 0.0, 0.0]))
+    scene = _scene(kit, img, kit.cam)
+    u, w = kit.cam.project(xyz[None])[0]
+    roi = (int(u) - 40, int(w) - 40, int(u) + 40, int(w) + 40)
+    det = StreakDetector(PuckDetector()).detect(img, scene, roi, _px_motion(kit.cam, (4.0, 0.5), (0.0, 15.0)))
+    assert len(det) == 0
+
+
+def test_stick_blade_attached_to_a_player_is_rejected(kit):
+    from vision.puck import StreakDetector
+
+    img, _ = kit.drawer.frame({1: ((4.0, 0.5), 0.0, (46, 16, 200))})
+    # A stick blade: a thin dark bar on the ice from the sledge's front, 0.35 m × 0.02 m.
+    x0 = 4.0 + 0.25 + 0.55
+    bar = [[x0 + a, 0.5 + b, 0.0] for a in (0.0, 0.35) for b in (-0.01, 0.01)]
+    kit.drawer._poly(img, bar, (25, 25, 25))
+    scene = _scene(kit, img, kit.cam)
+    c = kit.cam.project(np.array([[x0 + 0.17, 0.5, 0.0]]))[0]
+    roi = (int(c[0]) - 60, int(c[1]) - 60, int(c[0]) + 60, int(c[1]) + 60)
+    # Even with a predicted motion along the bar, it is not taken for a puck.
+    for v in ((15.0, 0.0), (0.0, 0.0)):
+        det = StreakDetector(PuckDetector()).detect(img, scene, roi, _px_motion(kit.cam, (x0, 0.5), v))
+        assert len(det) == 0 or np.min(np.linalg.norm(det.data["centre_xy_px"] - c, axis=1)) > 15
+    plain = PuckDetector().detect(img, scene, roi)
+    assert len(plain) == 0 or plain.confidence.max() < 0.4
