@@ -355,9 +355,13 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
             f"<h3>{html.escape(str(ev.get('type')))} — {html.escape(str(ev.get('verdict')))}"
             f" ({html.escape(str(ev.get('team')))})</h3>"
             f"<p>t = {float(ev.get('t', 0)):.3f} s, frame {fi}, rule {html.escape(str(ev.get('rule')))}, "
-            f"margin {100 * float(ev.get('margin_m') or 0):+.1f} cm"
+            + ("margin not measured" if ev.get("margin_m") is None
+               else f"margin {100 * float(ev['margin_m']):+.1f} cm")
             + (f" ± {100 * float(sigma):.1f} cm (1σ)" if sigma is not None else "")
-            + f", confidence {float(ev.get('confidence') or 0):.2f}</p>"
+            + f", confidence {float(ev.get('confidence') or 0):.2f}"
+            + (f" — {html.escape(str(ev['evidence']['reason']))}"
+               if isinstance(ev.get("evidence"), dict) and ev["evidence"].get("reason") else "")
+            + "</p>"
             f"<div class='imgs'>{imgs}</div><details><summary>evidence</summary><pre>{ev_json}</pre></details>"
             "</section>"
         )
