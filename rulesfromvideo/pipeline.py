@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 
 
 class AnalyzeError(Exception):

@@ -34,10 +34,12 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+
+from vision.video import iter_frames
 
 PUCK_MATCH_M = 0.5
 PLAYER_MATCH_M = 1.0
@@ -316,31 +318,6 @@ def public(metrics: dict) -> dict:
 
 
 # ---------------------------------------------------------------------- running
-def _iter_video(video_path: Path) -> Iterator[tuple[int, np.ndarray]]:
-    try:
-        from vision.video import iter_frames
-    except ImportError:  # vision.video not installed yet: plain OpenCV
-        iter_frames = None
-    if iter_frames is not None:
-        yield from iter_frames(video_path)
-        return
-    import cv2
-
-    cap = cv2.VideoCapture(str(video_path))
-    if not cap.isOpened():
-        raise OSError(f"{video_path}: cannot open video")
-    i = 0
-    try:
-        while True:
-            ok, frame = cap.read()
-            if not ok:
-                break
-            yield i, frame
-            i += 1
-    finally:
-        cap.release()
-
-
 def _video_fps(video_path: Path) -> float:
     try:
         from vision.video import probe
@@ -413,7 +390,7 @@ def track_video(
     spent = 0.0
     n = 0
     with open(out_path, "w", encoding="utf-8") as fh:
-        for index, frame in _iter_video(video_path):
+        for index, frame in iter_frames(video_path):
             if max_frames is not None and index >= max_frames:
                 break
             c = calib[index] if index < len(calib) else None
@@ -507,7 +484,7 @@ def _run_registration(video: Path, game: Any, out: Path, max_frames: int | None)
     cal = Calibrator(rink, fps=_video_fps(video))
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as fh:
-        for index, frame in _iter_video(video):
+        for index, frame in iter_frames(video):
             if max_frames is not None and index >= max_frames:
                 break
             r = cal.update(frame, index)
