@@ -36,16 +36,11 @@ def _jpg_data_uri(img_bgr: np.ndarray, quality: int = 85) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.is_file():
-        return []
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                out.append(json.loads(line))
-    return out
+def _iter_jsonl(path: Path):
+    """Records of a JSONL file, streamed; nothing when the file is missing."""
+    from vision.jsonl import iter_jsonl
+
+    return iter_jsonl(path) if path.is_file() else iter(())
 
 
 def _topdown_xy(topdown_from_rink: np.ndarray, xy_rink_m: np.ndarray) -> np.ndarray:
@@ -54,23 +49,47 @@ def _topdown_xy(topdown_from_rink: np.ndarray, xy_rink_m: np.ndarray) -> np.ndar
     return cv2.perspectiveTransform(pts, topdown_from_rink).reshape(-1, 2)
 
 
-def topdown_plot(rink, tracks: list[dict], events: list[dict], cm_per_px: float = CM_PER_PX_TOPDOWN):
+class _TrajectoryPoints:
+    """The points `topdown_plot` draws, gathered one tracks record at a time.
+
+    Keeps (x, y) rink metres of the puck and of each player's blade centre
+    (per (id, team)), not the records, so memory is 16 bytes a point.
+    """
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple, list] = {}
+        self.puck: list[tuple[float, float]] = []
+
+    def add(self, rec: dict) -> None:
+        """Take the puck and blade-centre points of one tracks.jsonl record."""
+        if rec.get("puck"):
+            self.puck.append((rec["puck"]["x"], rec["puck"]["y"]))
+        for p in rec.get("players") or []:
+            blades = np.asarray(p.get("blades") or [], dtype=float)
+            if blades.size == 4 and np.all(np.isfinite(blades)):
+                self.paths.setdefault((p.get("id"), p.get("team")), []).append(blades.mean(axis=0))
+
+
+def topdown_plot(rink, tracks, events: list[dict], cm_per_px: float = CM_PER_PX_TOPDOWN):
     """Top-down rink with the puck trajectory (black), player paths (team colour) and event marks.
+
+    Args:
+        rink: `RinkModel`.
+        tracks: tracks.jsonl records (any iterable, streamed once) or a `_TrajectoryPoints`.
+        events: events.json events.
+        cm_per_px: resolution.
 
     Returns:
         (H, W, 3) uint8 BGR image.
     """
     img = rink.render_topdown(cm_per_px)
     td = rink.topdown_from_rink(cm_per_px)
-    paths: dict[tuple, list] = {}
-    puck = []
-    for rec in tracks:
-        if rec.get("puck"):
-            puck.append((rec["puck"]["x"], rec["puck"]["y"]))
-        for p in rec.get("players") or []:
-            blades = np.asarray(p.get("blades") or [], dtype=float)
-            if blades.size == 4 and np.all(np.isfinite(blades)):
-                paths.setdefault((p.get("id"), p.get("team")), []).append(blades.mean(axis=0))
+    if not isinstance(tracks, _TrajectoryPoints):
+        points = _TrajectoryPoints()
+        for rec in tracks:
+            points.add(rec)
+        tracks = points
+    paths, puck = tracks.paths, tracks.puck
     for (pid, team), pts in paths.items():
         if len(pts) > 1:
             uv = _topdown_xy(td, np.array(pts))
@@ -312,13 +331,26 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
         The path of the report.
     """
     out_dir = Path(out_dir)
-    tracks = _read_jsonl(out_dir / "tracks.jsonl")
-    calib = {c["frame"]: c for c in _read_jsonl(out_dir / "calibration.jsonl")}
-    by_frame = {r["frame"]: r for r in tracks}
-    duration = tracks[-1]["t"] if tracks else 0.0
-    n_calibrated = sum(1 for c in calib.values() if c.get("H_rink_from_image") is not None)
+    # Stream both files and keep only what the page draws: the records and
+    # calibrations of event frames, and the trajectory points of the top-down plot.
+    wanted = {int(e["frame"]) for e in events if "frame" in e}
+    plot_tracks = _TrajectoryPoints()
+    by_frame: dict[int, dict] = {}
+    n_frames, duration = 0, 0.0
+    for rec in _iter_jsonl(out_dir / "tracks.jsonl"):
+        n_frames += 1
+        duration = rec["t"]
+        plot_tracks.add(rec)
+        if rec.get("frame") in wanted:
+            by_frame[rec["frame"]] = rec
+    calib: dict[int, dict] = {}
+    n_calibrated = 0
+    for c in _iter_jsonl(out_dir / "calibration.jsonl"):
+        n_calibrated += c.get("H_rink_from_image") is not None
+        if c.get("frame") in wanted:
+            calib[c["frame"]] = c
 
-    frames = _grab_frames(Path(video_path), {int(e["frame"]) for e in events if "frame" in e})
+    frames = _grab_frames(Path(video_path), wanted)
     minimap_base = rink.render_topdown(MINIMAP_CM_PER_PX)
     rows = []
     for ev in events:
@@ -365,7 +397,7 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
             f"<div class='imgs'>{imgs}</div><details><summary>evidence</summary><pre>{ev_json}</pre></details>"
             "</section>"
         )
-    plot = topdown_plot(rink, tracks, events)
+    plot = topdown_plot(rink, plot_tracks, events)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>rulesfromvideo report</title>
 <style>body{{font-family:sans-serif;margin:20px;max-width:1400px}} img.frame{{max-width:860px;width:100%}}
 img.crop{{width:300px;margin-left:8px;image-rendering:pixelated}}
@@ -374,7 +406,7 @@ table td{{padding:2px 10px}} section.event{{border-top:1px solid #ccc;margin-top
 <h1>rulesfromvideo report</h1>
 <table><tr><td>video</td><td>{html.escape(str(video_path))}</td></tr>
 <tr><td>rules</td><td>{html.escape(str(game.rules))}</td></tr>
-<tr><td>frames</td><td>{len(tracks)} ({n_calibrated} calibrated)</td></tr>
+<tr><td>frames</td><td>{n_frames} ({n_calibrated} calibrated)</td></tr>
 <tr><td>events</td><td>{len(events)}</td></tr></table>
 <h2>Top-down</h2><img src="{_png_data_uri(plot)}" style="max-width:100%">
 <h2>Timeline</h2>{timeline_svg(events, duration)}

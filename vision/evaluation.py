@@ -56,17 +56,13 @@ def load_truth(clip_dir: str | Path) -> dict:
 
 
 def load_tracks(path: str | Path) -> list[dict]:
-    """tracks.jsonl (or its folder) → list of records."""
+    """tracks.jsonl (or its folder) → list of records (see `vision.jsonl.iter_jsonl`)."""
+    from vision.jsonl import read_jsonl
+
     p = Path(path)
     if p.is_dir():
         p = p / "tracks.jsonl"
-    out = []
-    with open(p, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                out.append(json.loads(line))
-    return out
+    return read_jsonl(p)
 
 
 def truth_calibration(truth: dict) -> list[np.ndarray | None]:
