@@ -23,7 +23,7 @@ from rulesfromvideo.service.auth import Principal, TokenTable, reader
 from rulesfromvideo.service.db import Database
 from rulesfromvideo.service.deps import get_analyze_fn
 from rulesfromvideo.service.jobs import JobRunner
-from rulesfromvideo.service.routers import calibration, clips, decisions, events, export, jobs, live, venues
+from rulesfromvideo.service.routers import calibration, clips, decisions, events, export, jobs, live, rink, venues
 from rulesfromvideo.service.settings import Settings
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -126,6 +126,23 @@ class SecurityHeaders:
         await self.app(scope, receive, wrapped)
 
 
+def install_out_of_range_handler(app: FastAPI) -> None:
+    """Answer 422 (not 500) when a request's integer does not fit the database's 64-bit column.
+
+    SQLite raises `OverflowError` for ids such as 2**63; PostgreSQL raises
+    `DataError` (numeric value out of range). Found by schemathesis
+    (tests/service/test_schemathesis.py).
+    """
+    from fastapi.responses import JSONResponse
+    from sqlalchemy.exc import DataError
+
+    async def out_of_range(request, exc):
+        return JSONResponse({"detail": "a number in the request is out of range"}, status_code=422)
+
+    app.add_exception_handler(OverflowError, out_of_range)
+    app.add_exception_handler(DataError, out_of_range)
+
+
 def create_app(settings: Settings | None = None, *, live_feed=None, database: Database | None = None,
                analyze_fn=None) -> FastAPI:
     """Build the review service.
@@ -183,8 +200,9 @@ def create_app(settings: Settings | None = None, *, live_feed=None, database: Da
 
     app.state.runner = JobRunner(database, settings, resolve_analyze_fn)
 
-    for r in (clips, jobs, events, decisions, calibration, venues, export, live):
+    for r in (clips, jobs, events, decisions, calibration, venues, export, live, rink):
         app.include_router(r.router)
+    install_out_of_range_handler(app)
 
     @app.get("/api/health", tags=["meta"], summary="Liveness and database check (no token needed)")
     def health() -> dict:

@@ -33,12 +33,14 @@ function el(tag, attrs = {}, ...children) {
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   return { clip: parseInt(p.get("clip") || "", 10), event: parseInt(p.get("event") || "", 10),
-           frame: parseInt(p.get("frame") || "", 10) };
+           frame: parseInt(p.get("frame") || "", 10), calib: p.has("calib"),
+           calibVenue: parseInt(p.get("calib") || "", 10), calibFrame: parseInt(p.get("cframe") || "", 10) };
 }
 function writeHash() {
   const p = new URLSearchParams();
   if (state.clip) p.set("clip", state.clip.id);
   if (state.event) { p.set("event", state.event.id); p.set("frame", state.frame); }
+  if (typeof calibHash === "function") calibHash(p);
   history.replaceState(null, "", "#" + p.toString());
 }
 
@@ -91,6 +93,7 @@ async function openClip(clipId, eventId = null, frame = null) {
   state.clip = clip; state.events = evs.events; state.event = null;
   document.querySelectorAll("#clips li").forEach((li) => li.classList.toggle("selected", +li.dataset.clipId === clipId));
   $("#clip-pane").hidden = false; $("#event-pane").hidden = true;
+  if (typeof closeCalib === "function") closeCalib(false);
   $("#clip-title").textContent = clip.name;
   const duration = Math.max(clip.n_frames / (clip.fps || 30), ...state.events.map((e) => e.t), 0.001);
   const tl = $("#timeline"); tl.replaceChildren();
@@ -126,6 +129,7 @@ function layers() {
 async function openEvent(eventId, frame = null) {
   const e = state.events.find((x) => x.id === eventId) || (await getJSON(`/api/events/${eventId}`));
   state.event = e;
+  if (typeof closeCalib === "function") closeCalib(false);
   document.querySelectorAll("#events li").forEach((li) => li.classList.toggle("selected", +li.dataset.eventId === eventId));
   $("#event-pane").hidden = false;
   $("#event-title").textContent = `${e.type} — ${e.verdict} (${e.team || "–"})`;
@@ -223,6 +227,7 @@ async function start() {
     await loadClips();
     const h = readHash();
     if (Number.isInteger(h.clip)) await openClip(h.clip, Number.isInteger(h.event) ? h.event : null, h.frame);
+    if (Number.isInteger(h.clip) && h.calib && typeof openCalib === "function") await openCalib(h.calibVenue, h.calibFrame);
   } catch (e) { say(e.message); }
 }
 
