@@ -48,6 +48,7 @@ Vision never knows rules: nothing here decides zones, offside or goals.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,7 @@ from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
 from vision.players import PlayerDetector
 from vision.puck import PuckDetector, StreakDetector, max_channel
+from vision.puck_motion import MotionPuckDetector
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 BLADE_HALF_GAP_M = 0.125
@@ -334,6 +336,11 @@ class PuckTracker:
         self._last_meas: tuple[int, np.ndarray] | None = None
         self._last_touch: tuple[int, int] | None = None  # (frame, player id)
         self._last_frame: int | None = None
+        # Moved candidates (from the motion detector) of the last frames, and the last frame
+        # whose measurement was one: a puck seen moving three frames in a row outranks a
+        # track held only by static dark marks.
+        self._pending_moved: list[tuple[int, np.ndarray]] = []
+        self._last_moved_meas = -(10**9)
 
     @property
     def active(self) -> bool:
@@ -372,6 +379,14 @@ class PuckTracker:
         oversize = np.zeros(len(cands), bool)
         if len(cands):
             oversize = cands.data["area_px"] > self.airborne_area_ratio * np.maximum(cands.data["expected_area_px"], 2.0) + 2
+        moved = np.asarray(cands.data.get("moved", np.zeros(len(cands))), dtype=bool) & ~oversize
+        chain = self._moved_chain(frame_index, xy[moved])
+        if (chain is not None and self.kf is not None and frame_index - self._last_moved_meas > 3
+                and self.kf.mahalanobis2(chain[0], float(np.min(meas_sigma_m[moved]))) > GATE_CHI2):
+            # The track holds on static marks while a puck moves consistently elsewhere: follow it.
+            self._start(frame_index, *chain)
+            self._last_moved_meas = frame_index
+            return self._record(True)
         if self.kf is not None:
             best, best_cost = -1, np.inf
             for j in range(len(cands)):
@@ -384,6 +399,8 @@ class PuckTracker:
                 if cost < best_cost:
                     best, best_cost = j, cost
             if best >= 0:
+                if moved[best]:
+                    self._last_moved_meas = frame_index
                 v_prior = self.kf.v
                 self.kf.update(xy[best], meas_sigma_m[best])
                 self.misses = 0
@@ -398,6 +415,8 @@ class PuckTracker:
             kicked = self._try_kick(frame_index, xy, score, oversize)
             if kicked is not None:
                 j, v_prior = kicked
+                if moved[j]:
+                    self._last_moved_meas = frame_index
                 rec = self._record(True)
                 touch = self._touch(frame_index, xy[j], v_prior, players)
                 self._last_meas = (frame_index, xy[j].copy())
@@ -472,24 +491,23 @@ class PuckTracker:
         if len(strong) == 0:
             self._pending.append((frame_index, np.zeros((0, 2)), 0.0))
             return False
-        prev = {f: pts for f, pts, _ in self._pending}
-        f1, f2 = frame_index - 1, frame_index - 2
-        for j in strong[np.argsort(-score[strong])]:
-            p2 = xy[j]
-            for p1 in prev.get(f1, np.zeros((0, 2))):
-                v_a = (p2 - p1) / self.dt
-                if np.linalg.norm(v_a) > 45.0:  # faster than a hard shot: not the same puck
-                    continue
-                if score[j] >= self.confident_score:  # a very clear puck needs two frames only
-                    self._start(frame_index, p2, v_a)
-                    return True
-                for p0 in prev.get(f2, np.zeros((0, 2))):
-                    v_b = (p1 - p0) / self.dt
-                    if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
-                        self._start(frame_index, p2, v_a)
-                        return True
+        chain = _consistent_chain(frame_index, xy[strong], score[strong], self._pending, self.dt, self.confident_score)
+        if chain is not None:
+            self._start(frame_index, *chain)
+            return True
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
+
+    def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(position (2,), velocity (2,)) of a moved candidate that continues moved ones of the
+        two previous frames with consistent motion, or None; remembers this frame's."""
+        self._pending_moved = [p for p in self._pending_moved if frame_index - p[0] <= 2]
+        chain = None
+        if len(xy_moved):
+            pend = [(f, pts, 0.0) for f, pts in self._pending_moved]
+            chain = _consistent_chain(frame_index, xy_moved, np.zeros(len(xy_moved)), pend, self.dt, np.inf)
+        self._pending_moved.append((frame_index, np.asarray(xy_moved, dtype=np.float64).reshape(-1, 2).copy()))
+        return chain
 
     def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray) -> None:
         self.kf = KalmanCV(xy, 0.05, 2.0, self.accel, v0=v0)
@@ -522,6 +540,38 @@ class PuckTracker:
             return None
         self._last_touch = (frame_index, pid)
         return {"player": int(pid), "team": team}
+
+
+def _consistent_chain(frame_index: int, xy: np.ndarray, score: np.ndarray,
+                      pending: list[tuple[int, np.ndarray, float]], dt: float,
+                      confident_score: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """A candidate continuing candidates of the two previous frames with consistent motion.
+
+    Args:
+        frame_index: this frame.
+        xy: (N, 2) this frame's candidates, rink m.
+        score: (N,) their scores; one at least ``confident_score`` needs the previous frame only.
+        pending: (frame, (K, 2) candidates, _) of earlier frames.
+        dt: frame interval, s.
+
+    Returns:
+        (position (2,), velocity (2,) m/s) of the best such candidate, or None.
+    """
+    prev = {f: pts for f, pts, _ in pending}
+    empty = np.zeros((0, 2))
+    for j in np.argsort(-np.asarray(score), kind="stable"):
+        p2 = xy[j]
+        for p1 in prev.get(frame_index - 1, empty):
+            v_a = (p2 - p1) / dt
+            if np.linalg.norm(v_a) > 45.0:  # faster than a hard shot: not the same puck
+                continue
+            if score[j] >= confident_score:  # a very clear puck needs two frames only
+                return p2, v_a
+            for p0 in prev.get(frame_index - 2, empty):
+                v_b = (p1 - p0) / dt
+                if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
+                    return p2, v_a
+    return None
 
 
 # ---------------------------------------------------------------------- frame tracker
@@ -603,12 +653,9 @@ class FrameTracker:
         self.puck = PuckTracker(self.fps)
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
-        self._prev_v: np.ndarray | None = None
-        self._prev_free: np.ndarray | None = None  # (K, 2) rink m, last frame's free-search streaks
-        # Start tracks from free (any-direction) streaks: finds passes leaving a carrier, but raises
-        # false tracks on faint elongated marks (docs/vision.md); off by default.
-        self.acquire_from_streaks = False
-        self._prev_cam: PlaneCamera | None = None
+        self.motion_detector = MotionPuckDetector(self.puck_detector)
+        # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera).
+        self._earlier: deque[tuple[np.ndarray, PlaneCamera]] = deque(maxlen=2)
         self._last_frame: int | None = None
         self._cam_key: bytes | None = None
         self._cam: PlaneCamera | None = None
@@ -644,7 +691,7 @@ class FrameTracker:
         if scene is None:
             self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
-            self._prev_v, self._prev_cam = None, None
+            self._earlier.clear()
             return FrameObservation(frame_index, float(t), puck, self._player_records(None))
 
         v_full = max_channel(frame_bgr)
@@ -660,40 +707,30 @@ class FrameTracker:
         dets.tracker_id = np.asarray(ids, dtype=np.int64)
         players = self._player_records(cam)
 
+        prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
         roi = self._puck_roi(cam, frame_bgr.shape)
-        cands = self.puck_detector.detect(frame_bgr, scene, roi, self._prev_v, self._prev_cam, v_full)
+        cands = self.puck_detector.detect(frame_bgr, scene, roi, prev_v, prev_cam, v_full)
         cands = self._to_rink(cands, cam, lens_map)
         if roi is not None and not _has_gated(self.puck, cands):
             # Nothing compact in the gate: a fast puck is a faint streak along its motion.
             cands = self._to_rink(
-                self.puck_detector.detect(frame_bgr, scene, None, self._prev_v, self._prev_cam, v_full), cam, lens_map)
+                self.puck_detector.detect(frame_bgr, scene, None, prev_v, prev_cam, v_full), cam, lens_map)
             u = self._predicted_px_motion(cam)
             # Only a puck predicted to move a few px per frame can blur into a streak.
             if not _has_gated(self.puck, cands) and float(np.hypot(*u)) >= 3.0:
                 streaks = self._to_rink(self.streak_detector.detect(frame_bgr, scene, roi, u, v_full), cam, lens_map)
                 if _has_gated(self.puck, streaks):
                     cands = streaks
-        strong = len(cands) and float(cands.confidence.max()) >= self.puck.acquire_score
-        if self.acquire_from_streaks and (not self.puck.active or self.puck.misses >= 2) and not strong:
-            # Lost: a pass leaving a carrier is a streak from its first frame; a streak of any
-            # direction may start a track (re-acquisition still needs consistent motion).
-            free = self._to_rink(self.streak_detector.detect(frame_bgr, scene, (0, 0, frame_bgr.shape[1], frame_bgr.shape[0]),
-                                                             None, v_full), cam, lens_map)
-            # A blurred puck moves: a streak at the spot of one in the previous frame is paint.
-            xy_f = free.data.get("xy_rink_m", np.zeros((0, 2)))
-            prev = self._prev_free if self._prev_free is not None else np.zeros((0, 2))
-            moving = np.array([not len(prev) or float(np.min(np.linalg.norm(prev - p, axis=1))) > 0.1 for p in xy_f], bool)
-            self._prev_free = xy_f.copy()
-            if len(free):
-                cands = Detections.merge([_with_streak_keys(cands), _with_streak_keys(free[moving])])
-        else:
-            self._prev_free = None
-        if not len(cands):
-            cands = _with_streak_keys(cands)
+        # What moved on the ice since the last two frames: a pass or shot, also where the
+        # compact detector sees nothing (a faint streak) or the prediction does not reach.
+        moving = self._to_rink(self.motion_detector.detect(frame_bgr, v_full, scene, list(self._earlier), self.fps),
+                               cam, lens_map)
+        moving.data["moved"] = np.ones(len(moving))
+        cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats)
-        self._prev_v, self._prev_cam = v_full, cam
+        self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets)
 
     # ----------------------------------------------------------------- helpers
@@ -818,12 +855,13 @@ def _lens_mapper(calib: Any):
 
 
 def _with_streak_keys(d: Detections) -> Detections:
-    """Compact candidates get ``streak_length_px`` 0 and ``streak_dir`` (0, 0) so they merge with streaks."""
+    """Compact candidates get ``streak_length_px`` 0, ``streak_dir`` (0, 0) and ``moved`` 0 so they merge with streaks."""
     if len(d) == 0 and "xy_rink_m" not in d.data:
         d.data.update({"centre_xy_px": np.zeros((0, 2)), "xy_rink_m": np.zeros((0, 2)), "area_px": np.zeros(0),
                        "expected_area_px": np.zeros(0), "contrast": np.zeros(0), "isolation": np.zeros(0),
                        "motion": np.zeros(0)})
     d.data.setdefault("streak_length_px", np.zeros(len(d)))
     d.data.setdefault("streak_dir", np.zeros((len(d), 2)))
+    d.data.setdefault("moved", np.zeros(len(d)))  # 1 for the motion detector's candidates
     return d
 

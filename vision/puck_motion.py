@@ -1,0 +1,311 @@
+"""Moving-puck detector: what got darker on the ice since the previous frames, seen through the ice plane.
+
+A static dark mark on the ice (a hash mark, a logo, a scratch, a line's edge) is at
+the same rink spot in every frame; a moving puck is not. The earlier frames are
+warped into this frame through the ice-plane homographies of both frames
+(``image_now_from_image_then = image_from_rink_now @ rink_from_image_then``), so a
+panning or zooming camera cancels and only what moved on the ice remains — this
+rests on the calibration's geometry, not on how the puck or the paint looks.
+
+Per pixel, ``dark_k = erode3x3(V_then_warped) − V_now`` with ``V = max(B, G, R)``: the
+3×3 erosion tolerates one pixel of misregistration (a static line shifted by a pixel
+stays dark in the eroded earlier frame). ``dark = min(dark_1, dark_2)`` over the two
+previous frames keeps only pixels that were ice-bright in both (sensor noise and
+compression flicker rarely agree twice). Pixels that come from outside an earlier
+frame count as dark then (no evidence).
+
+Blobs of ``dark / ice`` above a relative threshold are kept when they look like a
+puck possibly swept into a motion-blur streak (see ``vision.puck.StreakDetector`` for
+the physics): the integrated darkness ("ink") of a 7.62 cm puck at that spot, the
+width of a puck, a length of at most a puck plus a 45 m/s sweep over one frame, a
+band around them that looks like ice in this frame (a player's moving edge is
+attached to the player), and the colour of a dark neutral object over this ice
+(a blend of black rubber and ice, not a jersey). The centre is the
+darkness-weighted centroid: the mid-exposure position of a blurred puck.
+
+A puck at rest gives no difference: the compact detector (``vision.puck``) finds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detections import PUCK, Detections
+from vision.geometry import PlaneCamera
+from vision.ice import IceScene
+from vision.puck import PuckDetector, _empty_streaks, connected_components
+
+
+@dataclass
+class MotionPuckConfig:
+    """Thresholds of the moving-puck detector.
+
+    Attributes:
+        dark_ratio_min: a pixel is a candidate when it is darker than the same rink spot in
+            both earlier frames by this fraction of the ice brightness (a puck blurred over
+            L diameters is ~0.85 / L darker than the ice).
+        max_speed_mps: fastest puck considered (a hard slap shot), m/s.
+        ink_range: accepted integrated darkness / the expected ink of a puck at that spot.
+        width_range: accepted streak width / the expected puck extent.
+        length_slack_px: tolerance on the streak length, px.
+        min_isolation: least fraction of a band around the blob that did not change since the
+            previous frame (static ice, paint or logo around a puck; the rest of a moving player).
+        max_chroma_diff: largest difference between the blob's chroma and the ice's
+            (a blend of black rubber and ice keeps the ice's chroma; a jersey does not).
+        max_changed_fraction: above this share of ice pixels changed (either way) since the
+            previous frame, it is not comparable (a cut, a flash, a wrong homography): no candidates.
+        min_score: candidates below this score are dropped.
+        max_candidates: at most this many candidates, best first.
+    """
+
+    dark_ratio_min: float = 0.10
+    max_speed_mps: float = 45.0
+    ink_range: tuple[float, float] = (0.3, 3.0)
+    width_range: tuple[float, float] = (0.35, 2.0)
+    length_slack_px: float = 3.0
+    min_isolation: float = 0.75
+    max_chroma_diff: float = 0.12
+    max_changed_fraction: float = 0.08
+    min_score: float = 0.2
+    max_candidates: int = 8
+
+
+class MotionPuckDetector:
+    """Find moving-puck candidates by differencing against earlier frames warped through the ice plane.
+
+    Args:
+        puck: the compact puck detector (expected puck sizes from the camera).
+        config: thresholds.
+    """
+
+    def __init__(self, puck: PuckDetector, config: MotionPuckConfig | None = None) -> None:
+        self.puck = puck
+        self.config = config or MotionPuckConfig()
+
+    def detect(
+        self,
+        frame_bgr: np.ndarray,
+        v_full: np.ndarray,
+        scene: IceScene,
+        earlier: list[tuple[np.ndarray, PlaneCamera]],
+        fps: float,
+    ) -> Detections:
+        """Moving-puck candidates, best first.
+
+        Args:
+            frame_bgr: (H, W, 3) uint8 this frame.
+            v_full: (H, W) uint8 ``max(B, G, R)`` of this frame.
+            scene: this frame's ice model (its ``cam`` maps the ice plane).
+            earlier: one or two ``(v_full (H, W) uint8, cam)`` of the previous frames, newest
+                first; frames whose calibration was unknown are left out by the caller.
+            fps: frame rate (bounds the streak length by ``max_speed_mps``).
+
+        Returns:
+            Detections of class ``PUCK`` with the data of ``PuckDetector.detect`` (``area_px``
+            is the ink-equivalent puck area), ``streak_length_px`` (N,) and ``streak_dir``
+            (N, 2) (the streak's axis; its sign is unknown).
+        """
+        cfg = self.config
+        if not earlier or not scene.ok:
+            return _empty_streaks()
+        cam = scene.cam
+        Hf, Wf = v_full.shape[:2]
+        x, y, w, h = cv2.boundingRect(scene.ice_mask_full)
+        if w < 5 or h < 5:
+            return _empty_streaks()
+        # Earlier frames in this frame's pixels, cropped to the ice's bounding box.
+        shift = np.array([[1.0, 0.0, -x], [0.0, 1.0, -y], [0.0, 0.0, 1.0]])
+        v_now = v_full[y : y + h, x : x + w]
+        ice = scene.ice_mask_full[y : y + h, x : x + w]
+        floor = float(max(20.0, 0.5 * scene.ice_v_full))
+        thr = int(np.ceil(cfg.dark_ratio_min * max(scene.ice_v_full, floor)))
+        dark = changed = None
+        k3 = np.ones((3, 3), np.uint8)
+        for v_then, cam_then in earlier[:2]:
+            M = shift @ cam.H_image_from_rink @ cam_then.H_rink_from_image
+            warped = cv2.warpPerspective(v_then, M, (w, h), flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            d = cv2.subtract(cv2.erode(warped, k3), v_now)
+            if dark is None:
+                # Changed since the previous frame, either way (±1 px of misregistration allowed).
+                changed = cv2.compare(cv2.max(d, cv2.subtract(v_now, cv2.dilate(warped, k3))), thr, cv2.CMP_GT)
+            dark = d if dark is None else cv2.min(dark, d)
+        mask = cv2.bitwise_and(cv2.compare(dark, thr, cv2.CMP_GT), ice)
+        n_ice = max(cv2.countNonZero(ice), 1)
+        if cv2.countNonZero(cv2.bitwise_and(changed, ice)) > cfg.max_changed_fraction * n_ice:
+            # Not comparable: a cut or flash, or one of the two homographies is wrong (the
+            # markings then disagree). Moving players change ~1–2 % of a broadcast view's ice.
+            return _empty_streaks()
+        n, labels, stats, cents = connected_components(mask)
+        if n <= 1:
+            return _empty_streaks()
+        ice_v = max(scene.ice_v_full, floor)
+        # Pre-filter: a blob bigger than a puck's longest possible streak anywhere in view is not one.
+        probe, ok = cam.rink_from_image(np.array([[x + 0.5 * w, y + h - 1.0]]))
+        scale = float(cam.ground_scale_px_per_m(probe)[0]) if ok[0] else 200.0
+        sweep_max = cfg.max_speed_mps / max(fps, 1.0)
+        box_max = scale * (self.puck.diameter_m + sweep_max) + cfg.length_slack_px + 2
+        bmax = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        ids = np.nonzero((stats[:, cv2.CC_STAT_AREA] >= 2) & (bmax <= box_max))[0]
+        ids = ids[ids > 0]
+        if len(ids):
+            # Ink of every blob at once (one pass over the image), against a puck's at its centre
+            # (loosely: the weighted centre below moves the expected size a little).
+            on = labels > 0
+            ink_all = np.bincount(labels[on].ravel(), weights=dark[on].ravel(), minlength=n) / ice_v
+            c_rink, okc = cam.rink_from_image(cents[ids] + np.array([x, y]), z_m=self.puck.thickness_m / 2.0)
+            a_exp_all, _ = self.puck.expected_size_px(cam, c_rink)
+            r = ink_all[ids] / np.maximum(0.85 * a_exp_all, 1.0)
+            ids = ids[okc & (r >= 0.8 * cfg.ink_range[0]) & (r <= 1.25 * cfg.ink_range[1])]
+        rows: list[tuple] = []
+        for i in ids:
+            bx, by, bw, bh, _ = stats[i]
+            if bx <= 0 or by <= 0 or bx + bw >= w or by + bh >= h:
+                continue  # cut by the ice's bounding box: length and ink unreliable
+            sub = labels[by : by + bh, bx : bx + bw] == i
+            ratio = dark[by : by + bh, bx : bx + bw].astype(np.float64) / ice_v
+            wgt = np.where(sub, ratio, 0.0)
+            ink = float(wgt.sum())
+            gy, gx = np.mgrid[by : by + bh, bx : bx + bw]
+            cx, cy = float((wgt * gx).sum() / ink) + x, float((wgt * gy).sum() / ink) + y
+            xy_r, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.puck.thickness_m / 2.0)
+            if not okr[0]:
+                continue
+            a_exp, ext = (float(q[0]) for q in self.puck.expected_size_px(cam, xy_r))
+            ink_ratio = ink / max(0.85 * a_exp, 1.0)
+            if not (cfg.ink_range[0] <= ink_ratio <= cfg.ink_range[1]):
+                continue
+            dx, dy = gx + x - cx, gy + y - cy
+            cov = np.array([[(wgt * dx * dx).sum(), (wgt * dx * dy).sum()],
+                            [(wgt * dx * dy).sum(), (wgt * dy * dy).sum()]]) / ink
+            evals, evecs = np.linalg.eigh(cov)
+            # A uniform bar of length L has variance L²/12 along it; a disc of diameter d, d²/16.
+            length = float(np.sqrt(max(12.0 * evals[1] - 1.0, 0.0)))
+            width = float(np.sqrt(max(12.0 * evals[0] - 1.0, 0.0)))
+            len_max = 0.87 * ext + sweep_max * float(cam.ground_scale_px_per_m(xy_r)[0]) + cfg.length_slack_px
+            if length > len_max:
+                continue
+            if not (cfg.width_range[0] * ext - 1.0 <= width <= cfg.width_range[1] * ext + 1.5):
+                continue
+            # Around a puck nothing moved (it crosses static ice, paint or a logo); around the
+            # moving edge of a player the rest of the player moved too.
+            band = _band(sub, bx, by, ext, changed.shape)
+            if band is None:
+                continue
+            band_mask, (ox, oy) = band
+            bs = changed[oy : oy + band_mask.shape[0], ox : ox + band_mask.shape[1]][band_mask]
+            iso = 1.0 - float(np.count_nonzero(bs)) / max(len(bs), 1)
+            if iso < cfg.min_isolation:
+                continue
+            # Colour: a blend of black rubber with what lies around it (ice, paint, a logo).
+            around = frame_bgr[y + oy : y + oy + band_mask.shape[0], x + ox : x + ox + band_mask.shape[1]][band_mask]
+            chroma = _chroma_diff(frame_bgr[y + by : y + by + bh, x + bx : x + bx + bw][sub],
+                                  around.reshape(-1, 3).astype(np.float64).mean(axis=0))
+            if chroma > cfg.max_chroma_diff:
+                continue
+            if not self._whole_object(v_full, sub, ink, bx + x, by + y, ext, len_max, floor):
+                continue
+            ink_score = float(np.exp(-0.5 * (np.log(ink_ratio) / np.log(2.0)) ** 2))
+            score = ink_score * iso * (1.0 - 0.5 * chroma / cfg.max_chroma_diff)
+            if score < cfg.min_score:
+                continue
+            axis = evecs[:, 1]
+            rows.append((cx, cy, score, ink_ratio * a_exp, a_exp, float(ratio[sub].max()), iso, 1.0,
+                         bw, bh, xy_r[0, 0], xy_r[0, 1], length, axis[0], axis[1]))
+        if not rows:
+            return _empty_streaks()
+        arr = np.asarray(rows, dtype=np.float64)
+        arr = arr[np.argsort(-arr[:, 2], kind="stable")][: cfg.max_candidates]
+        return Detections.from_centers(
+            arr[:, 0:2], arr[:, 8:10], np.clip(arr[:, 2], 0.0, 1.0), class_id=PUCK,
+            xy_rink_m=arr[:, 10:12], area_px=arr[:, 3], expected_area_px=arr[:, 4], contrast=arr[:, 5],
+            isolation=arr[:, 6], motion=arr[:, 7], streak_length_px=arr[:, 12], streak_dir=arr[:, 13:15],
+        )
+
+
+    def _whole_object(self, v_full: np.ndarray, blob: np.ndarray, ink: float, bx: int, by: int, ext: float,
+                      len_max: float, floor: float) -> bool:
+        """Whether the moved blob is the whole dark object in this frame, not the leading edge of a bigger one.
+
+        A stick blade moving with its player differences into a puck-sized sliver, but in this
+        frame it is joined to its shaft (thin, so the closing below removes it from the
+        background too): the dark object around the blob is then longer than any puck streak,
+        or the blob holds only a small share of its darkness.
+
+        Args:
+            v_full: (H, W) uint8 this frame's max channel.
+            blob: (h, w) bool the moved blob, at full-resolution offset (bx, by).
+            ink: the blob's integrated relative darkness (difference image).
+            ext: the expected puck extent there, px.
+            len_max: the longest puck streak there, px.
+            floor: the brightness floor of the relative darkness.
+        """
+        cfg = self.config
+        h, w = blob.shape
+        m = int(np.ceil(len_max)) + 2
+        Hf, Wf = v_full.shape
+        x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(Wf, bx + w + m), min(Hf, by + h + m)
+        v = v_full[y0:y1, x0:x1]
+        k = int(np.clip(np.ceil(2.2 * ext) + 2, 5, 31)) | 1
+        bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        ratio = cv2.subtract(bg, v).astype(np.float32) / np.maximum(bg.astype(np.float32), floor)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats((ratio > cfg.dark_ratio_min).astype(np.uint8), connectivity=8)
+        mine = np.zeros_like(blob)
+        sl = (slice(by - y0, by - y0 + h), slice(bx - x0, bx - x0 + w))
+        ids = np.unique(labels[sl][blob])
+        ids = ids[ids > 0]
+        if len(ids) == 0:
+            return True  # darker than before but not than its surroundings: nothing bigger around it
+        obj = np.isin(labels, ids)
+        ys, xs = np.nonzero(obj)
+        if xs.min() == 0 or ys.min() == 0 or xs.max() == x1 - x0 - 1 or ys.max() == y1 - y0 - 1:
+            return False  # reaches out of the window: longer than any puck streak
+        if max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 > len_max + 2:
+            return False
+        del mine
+        return ink >= 0.4 * float(ratio[obj].sum())
+
+
+def _band(blob: np.ndarray, bx: int, by: int, ext_px: float, shape: tuple[int, int]):
+    """A band 1–2.5 puck extents around a blob.
+
+    Args:
+        blob: (h, w) bool, at offset (bx, by) in an image of ``shape``.
+        ext_px: the expected puck extent, px.
+
+    Returns:
+        ((hb, wb) bool band, (ox, oy) its offset), clipped to the image; None when empty.
+    """
+    r_out = int(np.ceil(max(2.5 * ext_px, 4.0)))
+    r_in = int(np.ceil(max(1.0 * ext_px, 2.0)))
+    h, w = blob.shape
+    pad = np.zeros((h + 2 * r_out, w + 2 * r_out), np.uint8)
+    pad[r_out : r_out + h, r_out : r_out + w] = blob
+    outer = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_out + 1, 2 * r_out + 1)))
+    inner = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_in + 1, 2 * r_in + 1)))
+    band = (outer > 0) & (inner == 0)
+    ox, oy = bx - r_out, by - r_out
+    x0, y0 = max(0, -ox), max(0, -oy)
+    x1, y1 = min(band.shape[1], shape[1] - ox), min(band.shape[0], shape[0] - oy)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    band = band[y0:y1, x0:x1]
+    return (band, (ox + x0, oy + y0)) if band.any() else None
+
+
+def _chroma_diff(px_bgr: np.ndarray, around_bgr: np.ndarray) -> float:
+    """How far the blob's mean colour is from a darker copy of the background's (0 = same hue).
+
+    Args:
+        px_bgr: (K, 3) the blob's pixels in this frame.
+        around_bgr: (3,) the mean colour around it (ice, paint or a logo).
+    """
+    if len(px_bgr) == 0:
+        return 1.0
+    m = px_bgr.reshape(-1, 3).astype(np.float64).mean(axis=0)
+    a = m / max(float(m.sum()), 1.0)
+    b = around_bgr / max(float(around_bgr.sum()), 1.0)
+    return float(np.abs(a - b).max())
