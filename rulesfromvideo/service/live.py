@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rulesfromvideo.rules.streaming import StreamingRules
+
 log = logging.getLogger("rulesfromvideo.service.live")
 
 ProcessFn = Callable[[np.ndarray, int, float], dict]
@@ -114,7 +116,7 @@ class FixedCameraProcessor:
 
 
 class PipelineProcessor:
-    """The pipeline's per-frame stages: `Calibrator` → `FrameTracker` (see docs/interfaces.md).
+    """The pipeline's per-frame stages: `Calibrator` → `FrameTracker` → `StreamingRules` (see docs/interfaces.md).
 
     Raises:
         ImportError: the calibration/vision stages are not installed yet.
@@ -126,6 +128,7 @@ class PipelineProcessor:
 
         self.calibrator = Calibrator(rink, camera_profile=camera_profile, fps=fps)
         self.tracker = FrameTracker(rink, game, fps)
+        self.rules = StreamingRules(game, rink, fps)
         self.lines = rink_line_segments(rink)
 
     def __call__(self, frame_bgr: np.ndarray, index: int, t: float) -> dict:
@@ -133,8 +136,13 @@ class PipelineProcessor:
         obs = self.tracker.update(frame_bgr, index, t, calib)
         puck = obs.get("puck") if isinstance(obs, dict) else obs.puck
         players = obs.get("players", []) if isinstance(obs, dict) else obs.players
-        return overlay_message(index, t, calib.rink_from_image, round(float(calib.quality), 4), puck, players,
-                               self.lines)
+        msg = overlay_message(index, t, calib.rink_from_image, round(float(calib.quality), 4), puck, players,
+                              self.lines)
+        # Rule calls once settled (rulesfromvideo.rules.streaming), sent as server-sent events.
+        events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players})
+        if events:
+            msg["events"] = events
+        return msg
 
 
 @dataclass

@@ -190,3 +190,33 @@ def test_pipeline_processor_emits_contract_shaped_messages(tmp_path):
         assert 0.0 <= msg["quality"] <= 1.0
         assert isinstance(msg["players"], list)
         json.dumps(msg)  # JSON-ready as it is
+
+
+def test_pipeline_processor_publishes_settled_rule_calls():
+    """Rules run online behind the feed: the play's 903 b1 call goes out once, after it happened."""
+    from types import SimpleNamespace
+
+    from calibration.rink import RinkModel
+
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.service.live import PipelineProcessor
+    from vision.sim.plays import make_play
+    from vision.sim.synth import truth_to_tracks
+
+    play = make_play("offside_pass", 1)
+    game = GameDescriptor.from_dict(play.game)
+    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), play.fps)
+    recs = list(truth_to_tracks(play))
+    # Perfect calibration and tracks in place of the pixel stages: this checks the rules' wiring.
+    proc.calibrator = SimpleNamespace(update=lambda frame, i: SimpleNamespace(rink_from_image=np.eye(3), quality=1.0))
+    proc.tracker = SimpleNamespace(update=lambda frame, i, t, calib: recs[i])
+    sent = []
+    for r in recs:
+        msg = proc(None, r["frame"], r["t"])
+        sent += [(r["t"], e) for e in msg.get("events", [])]
+    entries = [(t_sent, e) for t_sent, e in sent if e["type"] == "zone_entry"]
+    assert len(entries) == 1
+    t_sent, e = entries[0]
+    assert e["verdict"] == "offside" and e["rule"].startswith("903")
+    assert t_sent >= float(e["t"]) + proc.rules.settle_s - 1e-9
+    json.dumps(e)
