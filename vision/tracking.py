@@ -61,6 +61,7 @@ from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
 from vision.players import PlayerDetector
 from vision.puck import PuckDetector, StreakDetector, max_channel
+from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
@@ -73,6 +74,10 @@ BLADE_HALF_GAP_M = 0.125
 # slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
 SEAT_BEYOND_CONTACT_M = -0.10
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+# A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
+# tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
+FLIGHT_MIN_MEASUREMENTS = 10
+FLIGHT_MAX_MEASUREMENTS = 14
 
 
 # ---------------------------------------------------------------------- filter
@@ -314,11 +319,13 @@ class PuckTracker:
             gate; the filter then restarts with the new velocity.
         confident_score: a candidate this strong (re)starts a track after two consistent
             frames instead of three.
+        puck_z_m: height of the plane the candidates are measured on (the puck's centre), m.
     """
 
     def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
-                 acquire_score: float = 0.4, kick_dv_mps: float = 25.0, confident_score: float = 0.6) -> None:
+                 acquire_score: float = 0.4, kick_dv_mps: float = 25.0, confident_score: float = 0.6,
+                 puck_z_m: float = 0.0127) -> None:
         self.fps = float(fps)
         self.dt = 1.0 / self.fps
         self.max_coast = max(1, int(round(max_coast_s * fps)))
@@ -341,6 +348,11 @@ class PuckTracker:
         # track held only by static dark marks.
         self._pending_moved: list[tuple[int, np.ndarray]] = []
         self._last_moved_meas = -(10**9)
+        # Measurements of the current trajectory (t s, xy (2,) on the puck's plane, camera
+        # centre (3,)) and the ballistic fit while they say the puck flies.
+        self.puck_z_m = puck_z_m
+        self._flight_hist: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=FLIGHT_MAX_MEASUREMENTS)
+        self.flight: FlightFit | None = None
 
     @property
     def active(self) -> bool:
@@ -362,7 +374,8 @@ class PuckTracker:
         return float(np.clip(3.7 * sig + 0.3, 0.5, 6.0))
 
     def update(self, frame_index: int, cands: Detections, meas_sigma_m: np.ndarray,
-               players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
+               players: list[tuple[int, str | None, np.ndarray]],
+               camera_xyz_m: np.ndarray | None = None) -> dict | None:
         """Consume this frame's candidates (after ``predict``) and return the puck record.
 
         Args:
@@ -370,10 +383,51 @@ class PuckTracker:
             cands: puck candidates with ``xy_rink_m``, ``area_px``, ``expected_area_px``.
             meas_sigma_m: (N,) per-candidate position noise, m (≈ 0.7 px at the local scale).
             players: (id, team, seat_xy_rink_m (2,)) of the players reported this frame.
+            camera_xyz_m: (3,) the camera centre this frame, rink m (None: unknown; no flight test).
 
         Returns:
-            ``{"x", "y", "measured"[, "touch"]}`` or None (unknown).
+            ``{"x", "y", "measured"[, "touch"]}`` or None (unknown). While the measurements
+            follow a ballistic flight (``vision.puck_flight``) the record is the fitted
+            flight's position with its height ``z`` and ``measured: false`` (one camera
+            cannot place a flying puck to centimetres; the projected spot would be metres off).
         """
+        kf_before = self.kf
+        rec = self._update(frame_index, cands, meas_sigma_m, players)
+        if rec is None:
+            self._flight_hist.clear()
+            self.flight = None
+            return None
+        if rec["measured"]:
+            if self.kf is not kf_before:
+                self._flight_hist.clear()  # a new trajectory (shot, pass, deflection, new track)
+            sigma = float(np.median(meas_sigma_m)) if len(meas_sigma_m) else 0.01
+            self._flight_step(frame_index, self._last_meas[1], sigma, camera_xyz_m)
+        if self.flight is not None:
+            pos = self.flight.position(frame_index * self.dt)
+            rec.update(x=round(float(pos[0]), 4), y=round(float(pos[1]), 4), z=round(float(pos[2]), 4), measured=False)
+        return rec
+
+    def _flight_step(self, frame_index: int, xy: np.ndarray, sigma_m: float, camera_xyz_m: np.ndarray | None) -> None:
+        """Add a measurement to the current trajectory and test it for a flight."""
+        if camera_xyz_m is None:
+            self._flight_hist.clear()
+            self.flight = None
+            return
+        self._flight_hist.append((frame_index * self.dt, np.asarray(xy, np.float64).copy(),
+                                  np.asarray(camera_xyz_m, np.float64).copy()))
+        self.flight = None
+        if len(self._flight_hist) < FLIGHT_MIN_MEASUREMENTS:
+            return
+        t = np.array([h[0] for h in self._flight_hist])
+        p = np.stack([h[1] for h in self._flight_hist])
+        if slide_rms(t, p) < sliding_limit_m(sigma_m):
+            return  # a straight, steady path on the ice: no need for the 3D fit
+        fit = fit_flight(t, p, np.stack([h[2] for h in self._flight_hist]), self.puck_z_m)
+        if is_airborne(fit, sigma_m, self.puck_z_m):
+            self.flight = fit
+
+    def _update(self, frame_index: int, cands: Detections, meas_sigma_m: np.ndarray,
+                players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
         xy = cands.data.get("xy_rink_m", np.zeros((0, 2)))
         score = cands.confidence
         oversize = np.zeros(len(cands), bool)
@@ -650,7 +704,7 @@ class FrameTracker:
         self.team_classifier = TeamClassifier(_team_colors(game))
         self.player_detector = PlayerDetector(self.team_classifier)
         self.players = PlayerTracker(self.fps)
-        self.puck = PuckTracker(self.fps)
+        self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0)
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)
@@ -729,7 +783,7 @@ class FrameTracker:
         cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
-        puck = self.puck.update(frame_index, cands, sigma, seats)
+        puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
         self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets)
 

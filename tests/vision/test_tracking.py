@@ -168,3 +168,48 @@ def test_bad_frames_and_degenerate_calibration_do_not_crash(kit):
     far = np.linalg.inv(kit.cam.H_image_from_rink()) @ np.array([[1, 0, 5000], [0, 1, 5000], [0, 0, 1.0]])
     rec = tracker.update(img, 9, 9 / FPS, far).to_record()
     assert rec["puck"] is None or rec["puck"]["measured"] is False
+
+
+def _puck_cands(xy):
+    """One strong compact puck candidate at ``xy`` (rink m), as the detectors hand it over."""
+    from vision.detections import Detections
+
+    return Detections.from_centers(np.zeros((1, 2)), np.array([4.0, 4.0]), np.array([0.9]),
+                                   xy_rink_m=np.asarray(xy, float).reshape(1, 2), area_px=np.array([20.0]),
+                                   expected_area_px=np.array([20.0]))
+
+
+def test_lifted_puck_is_reported_unmeasured_with_its_height_not_at_its_projected_spot():
+    # A lob from the −y broadcast camera's view (9 m up): what the detectors measure on the puck's
+    # plane is where its ray meets that plane, metres beyond the puck once it is in the air.
+    from vision.puck_flight import GRAVITY_MPS2
+
+    C, z_p = np.array([0.0, -23.0, 9.0]), 0.0127
+    x0, v0 = np.array([-10.0, -2.0, z_p]), np.array([14.0, 1.0, 5.0])
+    pt = PuckTracker(FPS, puck_z_m=z_p)
+    recs, truth = [], []
+    for f in range(18):
+        t = f / FPS
+        X = x0 + v0 * t - np.array([0, 0, 0.5 * GRAVITY_MPS2 * t * t])
+        X[2] = max(X[2], z_p)
+        ray = C[:2] + (X[:2] - C[:2]) * (C[2] - z_p) / (C[2] - X[2])
+        pt.predict(f)
+        recs.append(pt.update(f, _puck_cands(ray), np.array([0.005]), [], C))
+        truth.append((X, ray))
+    airborne = [f for f, r in enumerate(recs) if r is not None and "z" in r]
+    assert airborne and min(airborne) <= 12  # found once 10 rays of the flight are in
+    for f in airborne:
+        X, ray = truth[f]
+        r = recs[f]
+        assert r["measured"] is False  # one camera: an estimate, not a measurement
+        assert np.hypot(r["x"] - X[0], r["y"] - X[1]) < 0.5 * np.hypot(*(ray - X[:2]))
+        assert abs(r["z"] - X[2]) < 0.3
+
+
+def test_sliding_puck_never_gets_a_height():
+    pt = PuckTracker(FPS)
+    C = np.array([0.0, -23.0, 9.0])
+    for f in range(20):
+        pt.predict(f)
+        r = pt.update(f, _puck_cands((2.0 + 0.6 * f, 1.0 - 0.1 * f)), np.array([0.005]), [], C)
+    assert r["measured"] is True and "z" not in r
