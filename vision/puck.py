@@ -542,9 +542,7 @@ class StreakDetector:
                 continue  # cut by the window: length and ink unreliable
             sub = labels[by : by + bh, bx : bx + bw] == i
             w = np.where(sub, ratio[by : by + bh, bx : bx + bw], 0.0).astype(np.float64)
-            ink = float(w.sum())
-            gy, gx = np.mgrid[by : by + bh, bx : bx + bw]
-            cx, cy = float((w * gx).sum() / ink), float((w * gy).sum() / ink)
+            cx, cy, ink, length, width, axis = blob_moments(w, bx, by)
             xy_r, okr = cam.rink_from_image(np.array([[cx + x0, cy + y0]]), z_m=self.puck.thickness_m / 2.0)
             if not okr[0]:
                 continue
@@ -554,14 +552,6 @@ class StreakDetector:
             ink_ratio = ink / max(ink_exp, 1.0)
             if not (cfg.ink_range[0] <= ink_ratio <= cfg.ink_range[1]):
                 continue
-            # Darkness-weighted second moments → axis, length and width of the streak.
-            dx, dy = gx - cx, gy - cy
-            cov = np.array([[(w * dx * dx).sum(), (w * dx * dy).sum()], [(w * dx * dy).sum(), (w * dy * dy).sum()]]) / ink
-            evals, evecs = np.linalg.eigh(cov)
-            axis = evecs[:, 1]
-            # A uniform bar of length L has variance L²/12 along it (+ pixel 1/12).
-            length = float(np.sqrt(max(12.0 * evals[1] - 1.0, 0.0)))
-            width = float(np.sqrt(max(12.0 * evals[0] - 1.0, 0.0)))
             # A disc of diameter d has variance d²/16 along any axis: its "bar length" is ≈ 0.87 d.
             len_max = 0.87 * ext + speed * cfg.max_shutter_frac + cfg.length_slack_px
             if length > len_max:
@@ -607,8 +597,40 @@ class StreakDetector:
         )
 
 
-def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px: float) -> float:
-    """Fraction of a band (1–2.5 puck extents) around a blob (full-res mask at (bx, by)) that is ice-like."""
+def blob_moments(weight: np.ndarray, x0: float, y0: float) -> tuple[float, float, float, float, float, np.ndarray]:
+    """Darkness-weighted centre, ink, length, width and axis of a blob.
+
+    Args:
+        weight: (h, w) float ≥ 0, the blob's relative darkness (0 outside it), at image
+            offset (x0, y0) px.
+
+    Returns:
+        (cx, cy) px centre, ink (sum of the weights), length and width px (a uniform bar of
+        length L has variance L²/12 along it, + 1/12 for the pixel; a disc of diameter d
+        gives ≈ 0.87 d), and the (2,) unit axis along the length.
+    """
+    ink = float(weight.sum())
+    gy, gx = np.mgrid[0 : weight.shape[0], 0 : weight.shape[1]]
+    mx, my = float((weight * gx).sum() / ink), float((weight * gy).sum() / ink)
+    dx, dy = gx - mx, gy - my
+    cov = np.array([[(weight * dx * dx).sum(), (weight * dx * dy).sum()],
+                    [(weight * dx * dy).sum(), (weight * dy * dy).sum()]]) / ink
+    evals, evecs = np.linalg.eigh(cov)
+    length = float(np.sqrt(max(12.0 * evals[1] - 1.0, 0.0)))
+    width = float(np.sqrt(max(12.0 * evals[0] - 1.0, 0.0)))
+    return mx + x0, my + y0, ink, length, width, evecs[:, 1]
+
+
+def blob_band(blob: np.ndarray, bx: int, by: int, ext_px: float) -> tuple[np.ndarray, int, int]:
+    """A band 1–2.5 puck extents around a blob.
+
+    Args:
+        blob: (h, w) bool, at image offset (bx, by) px.
+        ext_px: the expected puck extent there, px.
+
+    Returns:
+        ((hb, wb) bool band, ox, oy): the band and its image offset (it may reach outside the image).
+    """
     r_out = int(np.ceil(max(2.5 * ext_px, 4.0)))
     r_in = int(np.ceil(max(1.0 * ext_px, 2.0)))
     h, w = blob.shape
@@ -616,10 +638,16 @@ def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px:
     pad[r_out : r_out + h, r_out : r_out + w] = blob
     outer = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_out + 1, 2 * r_out + 1)))
     inner = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_in + 1, 2 * r_in + 1)))
-    ys, xs = np.nonzero(outer & ~inner)
+    return (outer > 0) & (inner == 0), bx - r_out, by - r_out
+
+
+def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px: float) -> float:
+    """Fraction of a band (1–2.5 puck extents) around a blob (full-res mask at (bx, by)) that is ice-like."""
+    band, ox, oy = blob_band(blob, bx, by, ext_px)
+    ys, xs = np.nonzero(band)
     if len(xs) == 0:
         return 0.0
-    p = scene.to_work(np.stack([xs + bx - r_out, ys + by - r_out], axis=1).astype(np.float64))
+    p = scene.to_work(np.stack([xs + ox, ys + oy], axis=1).astype(np.float64))
     hh, ww = scene.ice_like.shape
     xi, yi = np.round(p[:, 0]).astype(np.int64), np.round(p[:, 1]).astype(np.int64)
     inside = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)

@@ -36,7 +36,7 @@ import numpy as np
 from vision.detections import PUCK, Detections
 from vision.geometry import PlaneCamera
 from vision.ice import IceScene
-from vision.puck import PuckDetector, _empty_streaks, connected_components
+from vision.puck import PuckDetector, _empty_streaks, blob_band, blob_moments, connected_components
 
 
 @dataclass
@@ -167,10 +167,7 @@ class MotionPuckDetector:
                 continue  # cut by the ice's bounding box: length and ink unreliable
             sub = labels[by : by + bh, bx : bx + bw] == i
             ratio = dark[by : by + bh, bx : bx + bw].astype(np.float64) / ice_v
-            wgt = np.where(sub, ratio, 0.0)
-            ink = float(wgt.sum())
-            gy, gx = np.mgrid[by : by + bh, bx : bx + bw]
-            cx, cy = float((wgt * gx).sum() / ink) + x, float((wgt * gy).sum() / ink) + y
+            cx, cy, ink, length, width, axis = blob_moments(np.where(sub, ratio, 0.0), bx + x, by + y)
             xy_r, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.puck.thickness_m / 2.0)
             if not okr[0]:
                 continue
@@ -178,13 +175,6 @@ class MotionPuckDetector:
             ink_ratio = ink / max(0.85 * a_exp, 1.0)
             if not (cfg.ink_range[0] <= ink_ratio <= cfg.ink_range[1]):
                 continue
-            dx, dy = gx + x - cx, gy + y - cy
-            cov = np.array([[(wgt * dx * dx).sum(), (wgt * dx * dy).sum()],
-                            [(wgt * dx * dy).sum(), (wgt * dy * dy).sum()]]) / ink
-            evals, evecs = np.linalg.eigh(cov)
-            # A uniform bar of length L has variance L²/12 along it; a disc of diameter d, d²/16.
-            length = float(np.sqrt(max(12.0 * evals[1] - 1.0, 0.0)))
-            width = float(np.sqrt(max(12.0 * evals[0] - 1.0, 0.0)))
             len_max = 0.87 * ext + sweep_max * float(cam.ground_scale_px_per_m(xy_r)[0]) + cfg.length_slack_px
             if length > len_max:
                 continue
@@ -192,12 +182,11 @@ class MotionPuckDetector:
                 continue
             # Around a puck nothing moved (it crosses static ice, paint or a logo); around the
             # moving edge of a player the rest of the player moved too.
-            band = _band(sub, bx, by, ext, changed.shape)
-            if band is None:
+            band_mask, ox, oy = _clipped_band(sub, bx, by, ext, changed.shape)
+            if not band_mask.any():
                 continue
-            band_mask, (ox, oy) = band
             bs = changed[oy : oy + band_mask.shape[0], ox : ox + band_mask.shape[1]][band_mask]
-            iso = 1.0 - float(np.count_nonzero(bs)) / max(len(bs), 1)
+            iso = 1.0 - float(np.count_nonzero(bs)) / len(bs)
             if iso < cfg.min_isolation:
                 continue
             # Colour: a blend of black rubber with what lies around it (ice, paint, a logo).
@@ -212,7 +201,6 @@ class MotionPuckDetector:
             score = ink_score * iso * (1.0 - 0.5 * chroma / cfg.max_chroma_diff)
             if score < cfg.min_score:
                 continue
-            axis = evecs[:, 1]
             rows.append((cx, cy, score, ink_ratio * a_exp, a_exp, float(ratio[sub].max()), iso, 1.0,
                          bw, bh, xy_r[0, 0], xy_r[0, 1], length, axis[0], axis[1]))
         if not rows:
@@ -269,31 +257,12 @@ class MotionPuckDetector:
         return ink >= 0.4 * float(ratio[obj].sum())
 
 
-def _band(blob: np.ndarray, bx: int, by: int, ext_px: float, shape: tuple[int, int]):
-    """A band 1–2.5 puck extents around a blob.
-
-    Args:
-        blob: (h, w) bool, at offset (bx, by) in an image of ``shape``.
-        ext_px: the expected puck extent, px.
-
-    Returns:
-        ((hb, wb) bool band, (ox, oy) its offset), clipped to the image; None when empty.
-    """
-    r_out = int(np.ceil(max(2.5 * ext_px, 4.0)))
-    r_in = int(np.ceil(max(1.0 * ext_px, 2.0)))
-    h, w = blob.shape
-    pad = np.zeros((h + 2 * r_out, w + 2 * r_out), np.uint8)
-    pad[r_out : r_out + h, r_out : r_out + w] = blob
-    outer = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_out + 1, 2 * r_out + 1)))
-    inner = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_in + 1, 2 * r_in + 1)))
-    band = (outer > 0) & (inner == 0)
-    ox, oy = bx - r_out, by - r_out
+def _clipped_band(blob: np.ndarray, bx: int, by: int, ext_px: float, shape: tuple[int, int]):
+    """``vision.puck.blob_band`` clipped to an image of ``shape``: ((hb, wb) bool band, ox, oy)."""
+    band, ox, oy = blob_band(blob, bx, by, ext_px)
     x0, y0 = max(0, -ox), max(0, -oy)
-    x1, y1 = min(band.shape[1], shape[1] - ox), min(band.shape[0], shape[0] - oy)
-    if x1 <= x0 or y1 <= y0:
-        return None
-    band = band[y0:y1, x0:x1]
-    return (band, (ox + x0, oy + y0)) if band.any() else None
+    x1, y1 = max(x0, min(band.shape[1], shape[1] - ox)), max(y0, min(band.shape[0], shape[0] - oy))
+    return band[y0:y1, x0:x1], ox + x0, oy + y0
 
 
 def _chroma_diff(px_bgr: np.ndarray, around_bgr: np.ndarray) -> float:
