@@ -246,8 +246,12 @@ class PlaneCamera:
         return ext, holes
 
     def fill_geometry(self, mask: np.ndarray, geometry_rink_m: BaseGeometry, value: int = 255,
-                      visible: Polygon | None = None) -> np.ndarray:
-        """Draw a rink polygon (with holes) into a uint8 image mask in place; returns the mask."""
+                      visible: Polygon | None = None, outline: bool = False) -> np.ndarray:
+        """Draw a rink polygon (with holes) into a uint8 image mask in place; returns the mask.
+
+        ``outline``: also draw the outer rings one pixel wide, so that a marking thinner than
+        a pixel in this view (a 5 cm hash mark far away) is still in the mask.
+        """
         import cv2
 
         ext, holes = self._rings(geometry_rink_m, visible)
@@ -255,6 +259,8 @@ class PlaneCamera:
             cv2.fillPoly(mask, ext, value)
         if holes:
             cv2.fillPoly(mask, holes, 0)
+        if outline and ext:
+            cv2.polylines(mask, ext, True, value, 1)
         return mask
 
 

@@ -92,6 +92,8 @@ class IceScene:
         foreground: (h, w) uint8 0/255, ice_mask & ~ice_like.
         ice_v_full: median HSV value (max channel) of unmarked ice at full resolution, 0..255.
         marking_ycc: observed YCrCb colour per marking group (rgb key → (3,) or None).
+        any_marking_mask: (h, w) uint8 0/255, ``marking_mask`` plus markings thinner than a
+            work pixel (drawn as outlines), dilated by the slack; None where not built.
     """
 
     cam: PlaneCamera
@@ -107,6 +109,7 @@ class IceScene:
     not_plain_ice: np.ndarray
     ice_mask_full: np.ndarray
     small_bgr: np.ndarray
+    any_marking_mask: np.ndarray | None = None
     marking_ycc: dict = field(default_factory=dict)
 
     @property
@@ -117,6 +120,14 @@ class IceScene:
     def to_work(self, xy_full_px: np.ndarray) -> np.ndarray:
         """(N, 2) full-resolution px → (N, 2) work px (pixel centres preserved)."""
         return (np.asarray(xy_full_px, dtype=np.float64) + 0.5) * self.scale - 0.5
+
+    def marking_mask_full(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """(y1 − y0, x1 − x0) bool: every marking, thin ones too (dilated by the slack), in a full-resolution window."""
+        mm = self.marking_mask if self.any_marking_mask is None else self.any_marking_mask
+        h, w = mm.shape
+        xs = np.clip(((np.arange(x0, x1) + 0.5) * self.scale).astype(np.int64), 0, w - 1)
+        ys = np.clip(((np.arange(y0, y1) + 0.5) * self.scale).astype(np.int64), 0, h - 1)
+        return mm[np.ix_(ys, xs)] > 0
 
     def to_full(self, xy_work_px: np.ndarray) -> np.ndarray:
         """(N, 2) work px → (N, 2) full-resolution px."""
@@ -155,7 +166,7 @@ def build_ice_scene(
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
     key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px)
     if geom.last_key == key:  # a fixed camera: the projected rink is the same as last frame
-        ice_mask, group_masks, marking_dil, ice_mask_full = geom.last_masks
+        ice_mask, group_masks, marking_dil, ice_mask_full, any_marking = geom.last_masks
     else:
         work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None,
                                w, h)
@@ -171,8 +182,14 @@ def build_ice_scene(
             group_masks.append((rgb, m))
             marking_mask |= m
         marking_dil = cv2.dilate(marking_mask, kernel)
+        # Markings thinner than a work pixel (a far hash mark) vanish from the filled masks;
+        # their outlines keep them for the tests that must not miss any paint.
+        any_marking = marking_mask.copy()
+        for _, g in geom.marking_groups:
+            work_cam.fill_geometry(any_marking, g, 255, visible, outline=True)
+        any_marking = cv2.dilate(any_marking & ice_mask, kernel)
         ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
-        geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full)
+        geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full, any_marking)
 
     # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
     # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
@@ -251,6 +268,7 @@ def build_ice_scene(
         scale=s,
         ice_mask=ice_mask,
         marking_mask=marking_dil,
+        any_marking_mask=any_marking,
         ycc=ycc,
         ice_ycc=ice_ycc,
         ice_L_local=ice_L_local,

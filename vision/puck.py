@@ -57,6 +57,8 @@ class PuckDetectorConfig:
         isolation_ring: inner and outer radius of the isolation ring, in expected puck radii.
         min_score: candidates below this score are dropped.
         max_candidates: at most this many candidates, best first.
+        joined_factor: score factor of a blob joined to a bigger dark object (a stick blade
+            and its shaft; a puck touching a stick), see ``dark_object_around``.
     """
 
     dark_ratio_min: float = 0.35
@@ -65,6 +67,8 @@ class PuckDetectorConfig:
     isolation_ring: tuple[float, float] = (2.0, 3.5)
     min_score: float = 0.05
     max_candidates: int = 8
+    joined_factor: float = 0.3
+    joined_dark_ratio: float = 0.2
 
 
 class PuckDetector:
@@ -306,6 +310,13 @@ class PuckDetector:
             score = (0.35 + 0.65 * contrast) * absdark * (0.4 + 0.6 * neutral) * size_score * compact * (0.15 + 0.85 * iso) * (0.8 + 0.2 * mot)
             if score < cfg.min_score:
                 continue
+            # A stick blade lying on the ice is a puck-sized black blob joined to its shaft.
+            whole, _ = dark_object_around(v, lab_i, xa, ya, ext_i, 1.6 * ext_i + 4.0, floor, cfg.joined_dark_ratio,
+                                          scene, (x0, y0))
+            if not whole:
+                score *= cfg.joined_factor
+                if score < cfg.min_score:
+                    continue
             rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink[0, 0], xy_rink[0, 1]))
         return rows_out
 
@@ -639,6 +650,60 @@ def blob_band(blob: np.ndarray, bx: int, by: int, ext_px: float) -> tuple[np.nda
     outer = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_out + 1, 2 * r_out + 1)))
     inner = cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_in + 1, 2 * r_in + 1)))
     return (outer > 0) & (inner == 0), bx - r_out, by - r_out
+
+
+def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
+                       ext_px: float, max_len_px: float, floor: float, dark_ratio: float = 0.10,
+                       scene: IceScene | None = None, origin_px: tuple[int, int] = (0, 0)) -> tuple[bool, float]:
+    """The dark object a blob belongs to in this frame: does it fit a puck (streak)?
+
+    A stick blade is a puck-sized black blob joined to its shaft, the shaft to the glove and
+    the player; a puck is alone (or merged with what it touches). Pixels count when they are
+    darker than their surroundings by ``dark_ratio``, against a closing that removes thin
+    dark things (shafts, blades, the puck) from the background. Colour is not used: the
+    coloured glove and jersey are what join a shaft to its player.
+
+    Args:
+        v_full: (H, W) uint8 the frame's max channel (or a crop of it).
+        blob: (h, w) bool the candidate, at image offset (bx, by) px.
+        ext_px: the expected puck extent there, px.
+        max_len_px: the longest the object may be and still be a puck (streak), px.
+        floor: the brightness floor of the relative darkness.
+        dark_ratio: least relative darkness of an object pixel.
+        scene: the frame's ice model, or None. When given, the painted markings projected
+            from the rink model are left out: a puck touching a line or a hash mark (darker
+            than the ice in V) stays alone, while a stick lying across a line is still joined
+            through its other parts. Geometry, not colour: a jersey joins a shaft to its player.
+        origin_px: full-resolution offset of ``v_full`` (when it is a crop), px.
+
+    Returns:
+        (fits, ink): whether the object is no longer than ``max_len_px`` and does not reach
+        beyond a window of that margin around the blob, and its total relative darkness
+        (0 when the blob's pixels are not dark against their surroundings).
+    """
+    h, w = blob.shape
+    m = int(np.ceil(max_len_px)) + 2
+    Hf, Wf = v_full.shape
+    x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(Wf, bx + w + m), min(Hf, by + h + m)
+    v = v_full[y0:y1, x0:x1]
+    k = int(np.clip(np.ceil(2.2 * ext_px) + 2, 5, 31)) | 1
+    bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    ratio = cv2.subtract(bg, v).astype(np.float32) / np.maximum(bg.astype(np.float32), floor)
+    mask = ratio > dark_ratio
+    if scene is not None:
+        ox, oy = origin_px
+        mask &= ~scene.marking_mask_full(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
+    _, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    ids = np.unique(labels[by - y0 : by - y0 + h, bx - x0 : bx - x0 + w][blob])
+    ids = ids[ids > 0]
+    if len(ids) == 0:
+        return True, 0.0
+    obj = np.isin(labels, ids)
+    ys, xs = np.nonzero(obj)
+    at_edge = (xs.min() == 0 and x0 > 0) or (ys.min() == 0 and y0 > 0) or \
+              (xs.max() == x1 - x0 - 1 and x1 < Wf) or (ys.max() == y1 - y0 - 1 and y1 < Hf)
+    fits = not at_edge and max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 <= max_len_px + 2
+    return bool(fits), float(ratio[obj].sum())
 
 
 def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px: float) -> float:

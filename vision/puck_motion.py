@@ -36,7 +36,7 @@ import numpy as np
 from vision.detections import PUCK, Detections
 from vision.geometry import PlaneCamera
 from vision.ice import IceScene
-from vision.puck import PuckDetector, _empty_streaks, blob_band, blob_moments, connected_components
+from vision.puck import PuckDetector, _empty_streaks, blob_band, blob_moments, connected_components, dark_object_around
 
 
 @dataclass
@@ -195,7 +195,11 @@ class MotionPuckDetector:
                                   around.reshape(-1, 3).astype(np.float64).mean(axis=0))
             if chroma > cfg.max_chroma_diff:
                 continue
-            if not self._whole_object(v_full, sub, ink, bx + x, by + y, ext, len_max, floor):
+            # A stick blade moving with its player differences into a puck-sized sliver, but in
+            # this frame it is joined to its shaft: the dark object around it is longer than any
+            # puck streak, or the sliver holds only a small share of its darkness.
+            fits, ink_now = dark_object_around(v_full, sub, bx + x, by + y, ext, len_max, floor)
+            if not fits or ink < 0.4 * ink_now:
                 continue
             ink_score = float(np.exp(-0.5 * (np.log(ink_ratio) / np.log(2.0)) ** 2))
             score = ink_score * iso * (1.0 - 0.5 * chroma / cfg.max_chroma_diff)
@@ -212,49 +216,6 @@ class MotionPuckDetector:
             xy_rink_m=arr[:, 10:12], area_px=arr[:, 3], expected_area_px=arr[:, 4], contrast=arr[:, 5],
             isolation=arr[:, 6], motion=arr[:, 7], streak_length_px=arr[:, 12], streak_dir=arr[:, 13:15],
         )
-
-
-    def _whole_object(self, v_full: np.ndarray, blob: np.ndarray, ink: float, bx: int, by: int, ext: float,
-                      len_max: float, floor: float) -> bool:
-        """Whether the moved blob is the whole dark object in this frame, not the leading edge of a bigger one.
-
-        A stick blade moving with its player differences into a puck-sized sliver, but in this
-        frame it is joined to its shaft (thin, so the closing below removes it from the
-        background too): the dark object around the blob is then longer than any puck streak,
-        or the blob holds only a small share of its darkness.
-
-        Args:
-            v_full: (H, W) uint8 this frame's max channel.
-            blob: (h, w) bool the moved blob, at full-resolution offset (bx, by).
-            ink: the blob's integrated relative darkness (difference image).
-            ext: the expected puck extent there, px.
-            len_max: the longest puck streak there, px.
-            floor: the brightness floor of the relative darkness.
-        """
-        cfg = self.config
-        h, w = blob.shape
-        m = int(np.ceil(len_max)) + 2
-        Hf, Wf = v_full.shape
-        x0, y0, x1, y1 = max(0, bx - m), max(0, by - m), min(Wf, bx + w + m), min(Hf, by + h + m)
-        v = v_full[y0:y1, x0:x1]
-        k = int(np.clip(np.ceil(2.2 * ext) + 2, 5, 31)) | 1
-        bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-        ratio = cv2.subtract(bg, v).astype(np.float32) / np.maximum(bg.astype(np.float32), floor)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats((ratio > cfg.dark_ratio_min).astype(np.uint8), connectivity=8)
-        mine = np.zeros_like(blob)
-        sl = (slice(by - y0, by - y0 + h), slice(bx - x0, bx - x0 + w))
-        ids = np.unique(labels[sl][blob])
-        ids = ids[ids > 0]
-        if len(ids) == 0:
-            return True  # darker than before but not than its surroundings: nothing bigger around it
-        obj = np.isin(labels, ids)
-        ys, xs = np.nonzero(obj)
-        if xs.min() == 0 or ys.min() == 0 or xs.max() == x1 - x0 - 1 or ys.max() == y1 - y0 - 1:
-            return False  # reaches out of the window: longer than any puck streak
-        if max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 > len_max + 2:
-            return False
-        del mine
-        return ink >= 0.4 * float(ratio[obj].sum())
 
 
 def _clipped_band(blob: np.ndarray, bx: int, by: int, ext_px: float, shape: tuple[int, int]):

@@ -134,3 +134,43 @@ def test_stick_blade_attached_to_a_player_is_rejected(kit):
         assert len(det) == 0 or np.min(np.linalg.norm(det.data["centre_xy_px"] - c, axis=1)) > 15
     plain = PuckDetector().detect(img, scene, roi)
     assert len(plain) == 0 or plain.confidence.max() < 0.4
+
+
+def test_stick_blade_lying_on_the_ice_with_its_shaft_is_not_a_puck(kit):
+    # A stick at rest: a black blade on the ice, puck-sized from afar, joined by its grey shaft
+    # to a glove 0.7 m up. Alone, the blade would pass every single-blob test.
+    img = kit.drawer.base.copy()
+    bx, by = 3.0, -1.0
+    kit.drawer._poly(img, [[bx + a, by + b, 0.0] for a in (0.0, 0.09) for b in (-0.035, 0.035)], (20, 20, 20))
+    shaft = [[bx + 0.09, by + b, 0.02] for b in (-0.015, 0.015)] + [[bx + 0.6, by + 0.3 + b, 0.7] for b in (-0.015, 0.015)]
+    kit.drawer._poly(img, shaft, (175, 175, 175))  # light grey: fainter than a puck, darker than ice
+    kit.drawer._poly(img, [[bx + 0.6 + a, by + 0.3 + b, 0.7 + c] for a in (-0.05, 0.05) for b in (-0.05, 0.05)
+                           for c in (0.0, 0.1)], (46, 16, 200))
+    scene = _scene(kit, img, kit.cam)
+    c = kit.cam.project(np.array([[bx + 0.045, by, 0.0]]))[0]
+    det = PuckDetector().detect(img, scene)
+    near = np.linalg.norm(det.data["centre_xy_px"] - c, axis=1) < 6 if len(det) else np.zeros(0, bool)
+    assert not np.any(det.confidence[near] >= 0.4)
+    # Control: the blade alone (no shaft) is the puck-like blob the test is about.
+    img2 = kit.drawer.base.copy()
+    kit.drawer._poly(img2, [[bx + a, by + b, 0.0] for a in (0.0, 0.09) for b in (-0.035, 0.035)], (20, 20, 20))
+    alone = PuckDetector().detect(img2, _scene(kit, img2, kit.cam))
+    assert len(alone) and np.linalg.norm(alone.data["centre_xy_px"][0] - c) < 3 and alone.confidence[0] >= 0.4
+
+
+def test_puck_touching_a_thin_hash_mark_is_still_a_puck(kit):
+    # A far face-off hash mark (5 cm of red paint, thinner than a pixel of the ice model) next to
+    # a puck at rest: the paint is a known marking, not a stick the puck is joined to.
+    from shapely.geometry import Point
+
+    cam = kit.make_camera(target=(17.0, -5.0, 0.0))
+    drawer = kit.Drawer(kit.rink, cam)
+    mark = next(m for m in kit.rink.markings if m.name == "faceoff_l_+x_-y_centre_board").geometry
+    xy = (18.8, -7.225 + 0.0381 + 0.01)
+    assert mark.distance(Point(xy)) < 0.05  # the puck's edge is within a centimetre or two of the paint
+    xyz = np.array([xy[0], xy[1], 0.0127])
+    img, _ = drawer.frame(puck_xyz=xyz)
+    det = PuckDetector().detect(img, _scene(kit, img, cam))
+    true_px = cam.project(xyz[None])[0]
+    d = np.linalg.norm(det.data["centre_xy_px"] - true_px, axis=1)
+    assert len(det) and d.min() < 1.0 and det.confidence[np.argmin(d)] >= 0.4
