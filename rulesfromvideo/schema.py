@@ -106,7 +106,9 @@ class Touch(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     player: int | str
-    team: Team
+    # None: the touching player's team is not known (as for players, vision says so rather
+    # than guess); the rules take the team from the player's track.
+    team: Team | None = None
 
 
 class Puck(BaseModel):
@@ -244,7 +246,8 @@ def _plain_track(d: Any) -> dict | None:
         z, touch = puck.get("z"), puck.get("touch")
         if z is not None and not _finite(z):
             return None
-        if touch is not None and (not isinstance(touch, dict) or touch.get("team") not in _TEAMS
+        if touch is not None and (not isinstance(touch, dict)
+                                  or (touch.get("team") is not None and touch.get("team") not in _TEAMS)
                                   or type(touch.get("player")) not in (int, str)):
             return None
         if z is None and "z" in puck or touch is None and "touch" in puck:

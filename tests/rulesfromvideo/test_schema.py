@@ -276,6 +276,10 @@ FAST_CASES = [
                                     "touch": {"player": 7, "team": "away"}, "z": 0.3},
      "players": [{"id": "a", "team": "home", "role": "skater", "blades": [[0, 0], [1, 1]],
                   "footprint": [[0, 0], [1, 0], [1, 1]]}]},
+    # A touch by a player whose team vision could not tell (found by the 720p suite: the
+    # whole analyze failed on this line before).
+    {"frame": 6, "t": 0.25, "puck": {"x": 1.0, "y": 2.0, "measured": True, "touch": {"player": 9, "team": None}},
+     "players": [{"id": 9, "team": None, "role": "skater", "blades": [[0, 0], [1, 1]]}]},
 ]
 FAST_REJECTS = [
     {"frame": -1, "t": 0.0, "puck": None},
@@ -286,6 +290,7 @@ FAST_REJECTS = [
     {"frame": 1, "t": 0.0, "puck": None, "players": [{"id": 1, "team": "home", "role": "skater",
                                                       "blades": [[0, 0]]}]},
     {"frame": 1, "t": 0.0, "puck": {"x": float("inf"), "y": 2.0, "measured": True}},
+    {"frame": 1, "t": 0.0, "puck": {"x": 1.0, "y": 2.0, "measured": True, "touch": {"player": 9, "team": "red"}}},
 ]
 
 
