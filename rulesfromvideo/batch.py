@@ -6,7 +6,10 @@ an interruption. A video that fails is recorded (its folder gets `error.txt`,
 the summary lists it) and the others go on. `ROOT/batch.json` summarises the run.
 
 The game descriptor of a video is, in order: `VIDEO.game.json` beside it
-(`clip.mp4` → `clip.game.json`), `game.json` in its folder, or `--game`.
+(`clip.mp4` → `clip.game.json`), `game.json` in its folder, or `--game`. A fixed
+camera's venue profile (`calibration.fixed.CameraProfile`, e.g. a goal camera's,
+clicked in the review UI) is used when `camera_profile.json` sits in the video's
+folder (`rulesfromvideo analyze --camera-profile` for a single video).
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ def find_game(video: Path, default_game: Path | None) -> Path | None:
     return default_game
 
 
+def find_camera_profile(video: Path) -> Path | None:
+    """The venue camera profile beside `video` (`camera_profile.json` in its folder), or None."""
+    cand = video.parent / "camera_profile.json"
+    return cand if cand.is_file() else None
+
+
 def out_dir_for(video: Path, root: Path, videos: list[Path]) -> Path:
     """`ROOT/<stem>`; when stems collide (`a/clip.mp4`, `b/clip.mp4`) use the parent name too."""
     stems = [v.stem for v in videos]
@@ -57,7 +66,7 @@ def is_complete(out_dir: Path) -> bool:
 
 
 def analyze_one(video: str, game: str | None, out_dir: str, overlay: bool = False,
-                max_frames: int | None = None) -> dict:
+                max_frames: int | None = None, camera_profile: str | None = None) -> dict:
     """Analyse one video, catching every failure into the outcome (used locally and as a Ray task)."""
     from rulesfromvideo.pipeline import analyze
 
@@ -66,7 +75,8 @@ def analyze_one(video: str, game: str | None, out_dir: str, overlay: bool = Fals
         return asdict(VideoOutcome(video, out_dir, "failed", error="no GAME.json found (use --game)"))
     t0 = time.perf_counter()
     try:
-        res = analyze(video, game, out, overlay=overlay, progress=False, max_frames=max_frames)
+        res = analyze(video, game, out, overlay=overlay, progress=False, max_frames=max_frames,
+                      camera_profile_path=camera_profile)
     except Exception as exc:  # one bad video must not stop the batch
         out.mkdir(parents=True, exist_ok=True)
         (out / "error.txt").write_text(f"{exc}\n\n{traceback.format_exc()}")
@@ -111,13 +121,13 @@ def run_batch(
         if is_complete(od):
             outcomes.append(asdict(VideoOutcome(str(v), str(od), "skipped")))
             continue
-        g = find_game(v, default_game)
-        todo.append((str(v), None if g is None else str(g), str(od)))
+        g, cp = find_game(v, default_game), find_camera_profile(v)
+        todo.append((str(v), None if g is None else str(g), str(od), None if cp is None else str(cp)))
 
     if ray_address:
         outcomes += _run_on_ray(todo, ray_address, overlay, max_frames)
     else:
-        outcomes += [analyze_one(v, g, od, overlay, max_frames) for v, g, od in todo]
+        outcomes += [analyze_one(v, g, od, overlay, max_frames, cp) for v, g, od, cp in todo]
     outcomes.sort(key=lambda o: o["video"])
     summary = {
         "pattern": pattern,
@@ -147,9 +157,9 @@ def _run_on_ray(todo: list[tuple], address: str, overlay: bool, max_frames: int 
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1, max_retries=1)(analyze_one)
-        refs = [task.remote(v, g, od, overlay, max_frames) for v, g, od in todo]
+        refs = [task.remote(v, g, od, overlay, max_frames, cp) for v, g, od, cp in todo]
         outcomes = []
-        for (v, _, od), ref in zip(todo, refs):
+        for (v, _, od, _), ref in zip(todo, refs):
             try:
                 outcomes.append(ray.get(ref))
             except Exception as exc:  # worker died: recorded, never silently lost

@@ -149,12 +149,37 @@ def render_suite(out_dir: str | Path, width: int = 1280, height: int = 720, only
             synth_clip(clip.scenario, clip.camera, clip.seed, out / clip.name, width=width, height=height,
                        fps=fps, duration_s=dur, look=look)
         for d, cam in dirs:
+            if cam in PROFILED_CAMERAS:
+                write_clicked_profile(out / d)
+        for d, cam in dirs:
             manifest["clips"].append({"name": d.replace("/", "__"), "dir": d, "scenario": clip.scenario,
                                       "camera": cam, "seed": clip.seed, "look": clip.look,
                                       "duration_s": dur})
         _write_manifest(out, manifest)
         log(f"{'kept' if done else 'rendered'} {clip.name} ({time.perf_counter() - t0:.1f} s)")
     return manifest
+
+
+#: Fixed cameras that get a venue profile (``camera_profile.json``, clicked landmarks) beside their
+#: clip: the goal camera, which the design pins by its venue profile and which has no cold registration.
+PROFILED_CAMERAS = ("goalcam",)
+
+
+def write_clicked_profile(clip_dir: str | Path) -> Path:
+    """Write ``camera_profile.json`` beside a rendered clip: the landmarks an operator would click
+    (``vision.sim.profiles``); ``rulesfromvideo batch`` then uses it for that video."""
+    from calibration.rink import RinkModel, RinkSpec
+    from vision.sim.profiles import PROFILE_NAME, clicked_camera_profile
+
+    clip_dir = Path(clip_dir)
+    truth = json.loads((clip_dir / "truth.json").read_text())
+    r = truth["rink"]
+    rink = RinkModel(RinkSpec.for_layout(r["layout"], r.get("length_m"), r.get("width_m")))
+    profile = clicked_camera_profile(truth, rink)
+    if not profile:
+        raise ValueError(f"{clip_dir}: no venue profile: {profile.reason}")
+    profile.save(clip_dir / PROFILE_NAME)
+    return clip_dir / PROFILE_NAME
 
 
 def _write_manifest(out: Path, manifest: dict) -> None:

@@ -103,3 +103,25 @@ def test_a_wrong_verdict_costs_f1_and_a_missing_clip_is_reported(mini_suite, tmp
         f.unlink()
     res = evaluate_suite(root / "suite", tmp_path / "pred")
     assert res["missing"] == [json.loads((root / "suite" / "suite.json").read_text())["clips"][1]["name"]]
+
+
+def test_batch_gives_a_video_the_venue_profile_beside_it(tmp_path, monkeypatch):
+    """A goal camera's `camera_profile.json` in the video's folder reaches `analyze`; others get none."""
+    import rulesfromvideo.pipeline as pipeline
+    from rulesfromvideo.batch import run_batch
+
+    for name in ("goalcam", "broadcast"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "clip.mp4").write_bytes(b"")
+        (tmp_path / name / "game.json").write_text("{}")
+    (tmp_path / "goalcam" / "camera_profile.json").write_text("{}")
+    seen = {}
+
+    def fake_analyze(video, game, out, **kw):
+        seen[Path(video).parent.name] = kw.get("camera_profile_path")
+        raise RuntimeError("not analysed in this test")
+
+    monkeypatch.setattr(pipeline, "analyze", fake_analyze)
+    outcomes = run_batch(str(tmp_path / "*" / "clip.mp4"), tmp_path / "pred")
+    assert {o["status"] for o in outcomes} == {"failed"}
+    assert seen == {"goalcam": str(tmp_path / "goalcam" / "camera_profile.json"), "broadcast": None}
