@@ -10,9 +10,10 @@ exists, else directly with the renderer, rig and play), calibrated into
 ``OUT_DIR/pred/NAME/calibration.jsonl``, and the per-preset table of
 ``eval calibration`` is printed (with the lens model, then the 3×3 only).
 
-Goal cameras get a camera profile as an operator would click it: the ice
-landmarks of frame 0 that are in view, projected through the true (distorted)
-camera, plus 1 px Gaussian click noise.
+Goal cameras get a camera profile as an operator would click it
+(``vision.sim.profiles.clicked_camera_profile``: 8 ice landmarks of frame 0 spread
+over the view, each clicked on the whole pixel under it; until 2026-12-03 every
+visible landmark with 1 px Gaussian click noise).
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ import argparse
 import json
 from pathlib import Path
 
-import cv2
-import numpy as np
 
 DEFAULT_CLIPS = [
     "broadcast:1:offside_carried", "broadcast:3:icing", "broadcast:5:goal",
@@ -70,24 +69,6 @@ def render_clip(out_dir: Path, preset: str, seed: int, scenario: str, n_frames: 
     (out_dir / "truth.json").write_text(json.dumps(truth))
 
 
-def clicked_profile(clip_dir: Path, rink, goal_end: int = +1, click_sigma_px: float = 1.0):
-    """A CameraProfile from the visible ice landmarks of frame 0 with click noise."""
-    from calibration.fixed import CameraProfile
-
-    truth = json.loads((clip_dir / "truth.json").read_text())
-    cam = truth["frames"][0]["camera"]
-    K, R, t, dist = (np.asarray(cam[k], float) for k in ("K", "R", "t", "dist"))
-    names = [n for n, p in rink.landmarks.items() if abs(p[2]) < 1e-9]
-    xyz = np.array([rink.landmarks[n] for n in names], float)
-    depth = xyz @ R[2] + t[2]
-    px, _ = cv2.projectPoints(xyz, cv2.Rodrigues(R)[0], t, K, dist)
-    px = px.reshape(-1, 2)
-    w, h = truth["width"], truth["height"]
-    ok = (depth > 0) & (px[:, 0] > 5) & (px[:, 0] < w - 5) & (px[:, 1] > 5) & (px[:, 1] < h - 5)
-    noise = np.random.default_rng(0).normal(0.0, click_sigma_px, (int(ok.sum()), 2))
-    return CameraProfile.from_point_pairs(px[ok] + noise, xyz[ok, :2], truth["camera"], w, h, goal_end=goal_end)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
@@ -99,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from calibration.evaluation import calibrate_video, evaluate_clip, summarise
     from calibration.rink import RinkModel, RinkSpec
+    from vision.sim.profiles import PROFILE_NAME, clicked_camera_profile
 
     rink = RinkModel(RinkSpec.for_layout("ipc"))
     results = {True: [], False: []}
@@ -112,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             render_clip(clip, preset, seed, scenario, args.frames, width, height)
         profile = None
         if preset == "goalcam":
-            profile = clicked_profile(clip, rink)
-            profile.save(clip / "camera_profile.json")
+            profile = clicked_camera_profile(json.loads((clip / "truth.json").read_text()), rink)
+            profile.save(clip / PROFILE_NAME)
         info = calibrate_video(clip / "clip.mp4", rink, pred / "calibration.jsonl", profile)
         print(f"{name:14s} {info}")
         for use_lens in (True, False):

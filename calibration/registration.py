@@ -281,16 +281,22 @@ class Calibrator:
         fps: frame rate (used to scale the temporal smoothing of fixed cameras).
         proc_width: frames are analysed at this width (px), keeping aspect.
         min_quality: below this a frame is reported unknown.
+        max_carry_s: after a registered frame, how long the camera may be carried by the
+            optical flow alone through frames that fail verification (they are reported
+            unknown); meanwhile a search result that disagrees with the carried camera by more
+            than 2 m is refused (no cut was seen, so the camera cannot have jumped).
     """
 
     def __init__(self, rink, camera_profile: CameraProfile | None = None, fps: float = 30.0,
-                 proc_width: int = 640, min_quality: float = 0.35):
+                 proc_width: int = 640, min_quality: float = 0.35, max_carry_s: float = 1.0):
         self.rink = rink
         self.model = MarkingModel(rink)
         self.profile = camera_profile if camera_profile else None
         self.fps = float(fps)
         self.proc_width = int(proc_width)
         self.min_quality = float(min_quality)
+        self.max_carry_s = float(max_carry_s)
+        self._carried = 0  # frames the camera has been carried by the flow alone since the last registration
         self._G: np.ndarray | None = None  # proc image_from_rink of the last good frame
         self._gray: np.ndarray | None = None
         self._hist: np.ndarray | None = None
@@ -341,11 +347,17 @@ class Calibrator:
         targets = _FrameTargets(masks)
         n_paint = targets.n_target["red"] + targets.n_target["blue"]
         if not masks.has_ice or n_paint < 40:
+            G_pred = None
+            if masks.has_ice and self.profile is None and self._G is not None and not cut:
+                G_pred = self._flow_predict(self._gray, gray, self._G)  # ice, but its lines covered
+            self._carry(G_pred)
             self._gray, self._hist = gray, hist
-            self._G = None
             return CalibrationResult.unknown("no_ice" if not masks.has_ice else "no_markings")
 
         result: tuple[np.ndarray, np.ndarray, _Score, str] | None = None
+        G_pred = None
+        if cut:
+            self._carried = 0
         if self.profile is not None:
             result = self._from_profile(targets, A, pw, ph)
         else:
@@ -359,13 +371,38 @@ class Calibrator:
                         result = (G, kappa, sc, "track")
             if result is None:
                 result = self._cold(targets, pw, ph)
+                if result is not None and G_pred is not None and self._carried > 0 \
+                        and not self._agrees(result[0], G_pred, pw, ph):
+                    # No cut, yet the search lands elsewhere than where the flow carried the
+                    # camera: with few markings in view a search can pick the mirror image of
+                    # the view (the other end zone); unknown is the honest answer.
+                    result = None
         self._gray, self._hist = gray, hist
         if result is None or result[2].quality < self.min_quality:
-            self._G = None
+            self._carry(G_pred)
             return CalibrationResult.unknown("not_registered")
         G, kappa, sc, method = result
-        self._G, self._kappa = G, kappa
+        self._G, self._kappa, self._carried = G, kappa, 0
         return self._result(G, kappa, A, sc, method, pw, ph)
+
+    def _carry(self, G_pred: np.ndarray | None) -> None:
+        """Carry the camera through a frame that cannot be verified (players over the few
+        markings in view) by the flow alone, for at most ``max_carry_s``: the next frames
+        track from it, and a search that disagrees with it is refused. Never reported."""
+        if G_pred is not None and self._carried < int(round(self.max_carry_s * self.fps)):
+            self._G, self._carried = G_pred, self._carried + 1
+        else:
+            self._G, self._carried = None, 0
+
+    def _agrees(self, G_a: np.ndarray, G_b: np.ndarray, pw: int, ph: int, tol_m: float = 2.0) -> bool:
+        """Whether two proc image_from_rink homographies put the ice under the image's lower half
+        within ``tol_m`` of each other (median over a grid of pixels)."""
+        gu, gv = np.meshgrid(np.linspace(0.1 * pw, 0.9 * pw, 5), np.linspace(0.5 * ph, 0.95 * ph, 4))
+        px = np.c_[gu.ravel(), gv.ravel()]
+        a, wa = _project(np.linalg.inv(G_a), px)
+        b, wb = _project(np.linalg.inv(G_b), px)
+        ok = (wa > 0) & (wb > 0)
+        return bool(ok.sum() >= 4 and np.median(np.linalg.norm(a[ok] - b[ok], axis=1)) <= tol_m)
 
     def _result(self, G, kappa, A, sc: "_Score", method: str, pw: int, ph: int) -> CalibrationResult:
         """Raw-pixel outputs: the lens model and the best 3×3 on raw pixels."""

@@ -107,3 +107,39 @@ def test_profile_mode_verifies_and_absorbs_small_drift():
     # No ice: unknown even with a profile.
     res = cal.update(np.zeros((H, W, 3), np.uint8), 3)
     assert res.rink_from_image is None and res.quality == 0.0
+
+
+def test_camera_is_carried_through_frames_whose_lines_are_covered():
+    # A pan; on frames 5-7 the ice in view is wiped of its markings (a crowd of players, a
+    # graphic): unknown there, never a guess, and tracking resumes after them from the camera
+    # the optical flow carried, not from a fresh search.
+    from types import SimpleNamespace
+
+    unpainted = SimpleNamespace(spec=RINK.spec, ice=RINK.ice, markings=[])  # the same venue, no lines
+    look = random_look(np.random.default_rng(12))
+    cal = Calibrator(RINK)
+    out = []
+    for i in range(11):
+        truth = look_at_homography([0.0, -21.0, 9.0], [2.0 + 0.4 * i, 1.0, 0.0], 42.0, W, H)
+        frame = draw_frame(unpainted if 5 <= i <= 7 else RINK, truth, W, H, look=look, seed=i, n_players=6)
+        res = cal.update(frame, i)
+        out.append((res.method, res.rink_from_image is not None, truth, res))
+    assert [m for m, *_ in out[:5]] == ["cold"] + ["track"] * 4
+    assert all(not ok for _, ok, *_ in out[5:8])  # covered: unknown
+    assert [m for m, *_ in out[8:]] == ["track"] * 3, [m for m, *_ in out]
+    for _, _, truth, res in out[8:]:
+        assert np.median(rink_error_cm(res, truth)) < 5.0
+
+
+def test_search_that_lands_on_the_mirror_view_disagrees_with_the_carried_camera():
+    # The half turn (x, y) -> (-x, -y) maps the rink's markings onto themselves: a search in a
+    # view with few markings can return it. The carried camera tells them apart by metres.
+    pos, tgt, fov = CAMERAS["broadcast"]
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    A = np.array([[640 / W, 0, 0.5 * 640 / W - 0.5], [0, 360 / H, 0.5 * 360 / H - 0.5], [0, 0, 1.0]])
+    G = A @ image_from_rink  # processing px from rink m, as the Calibrator keeps it
+    half_turn = np.diag([-1.0, -1.0, 1.0])
+    cal = Calibrator(RINK)
+    assert cal._agrees(G, G, 640, 360)
+    assert cal._agrees(G, G @ np.array([[1, 0, 0.5], [0, 1, 0.0], [0, 0, 1]]), 640, 360)  # 0.5 m off: the same camera
+    assert not cal._agrees(G, G @ half_turn, 640, 360)
