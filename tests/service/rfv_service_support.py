@@ -121,6 +121,56 @@ def running_app(settings: Settings, fake: FakeAnalyze):
     app.state.database.dispose()
 
 
+# --- browser tests: a real server on loopback, Debian's chromium ---------------------------------
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+
+
+@contextmanager
+def serving(settings: Settings, fake: FakeAnalyze | None = None):
+    """The app under uvicorn on a free 127.0.0.1 port, in a thread; yields (base URL, app)."""
+    import socket
+
+    import uvicorn
+
+    app = create_app(settings)
+    if fake is not None:
+        app.dependency_overrides[get_analyze_fn] = lambda: fake
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", app
+    finally:
+        srv.should_exit = True
+        th.join(10)
+        app.state.database.dispose()
+
+
+@contextmanager
+def signed_in_page(pw, base: str, headers: dict, who: str, viewport: dict):
+    """A headless Chromium page on the UI, signed in with a token; yields (page, page errors)."""
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    try:
+        page = browser.new_page(viewport=viewport)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/ui/")
+        page.fill("#token", headers["Authorization"].split()[1])
+        page.click("#signin")
+        page.wait_for_selector(f"#whoami:has-text('{who}')")
+        yield page, errors
+    finally:
+        browser.close()
+
+
 def wait_job(client, job_id: int, states=("succeeded", "failed", "cancelled"), timeout: float = 20.0) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
-import time
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
-from rfv_service_support import ADMIN, TOKENS, VIEWER
+from rfv_service_support import ADMIN, CHROMIUM, TOKENS, VIEWER, serving, signed_in_page
 
 from calibration.rink import RinkModel, RinkSpec
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 SAMPLE = Path(__file__).resolve().parents[2] / "rulesfromvideo" / "data" / "sample"
 N_PAIRS = 8
 # Held-out ice points (not clicked) must map back within this of the truth, m. Click positions are
@@ -68,38 +63,18 @@ def test_rink_markings_endpoint_matches_the_rink_model(client):
 
 # --- the browser test ----------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def sample_server(tmp_path):
-    uvicorn = pytest.importorskip("uvicorn")
-    from rulesfromvideo.service.app import create_app
+    pytest.importorskip("uvicorn")
     from rulesfromvideo.service.settings import Settings
 
     settings = Settings(data_dir=tmp_path / "data", database_url=f"sqlite:///{tmp_path / 'ui.db'}", tokens=TOKENS)
-    app = create_app(settings)
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    with httpx.Client(base_url=base, timeout=30) as http:
+    with serving(settings) as (base, _app), httpx.Client(base_url=base, timeout=30) as http:
         with open(SAMPLE / "clip.mp4", "rb") as fh:
             r = http.post("/api/clips", headers=ADMIN, files={"file": ("sample.mp4", fh, "video/mp4")},
                           data={"game": (SAMPLE / "game.json").read_text(), "name": "sample offside pass"})
         assert r.status_code == 201, r.text
         yield base, r.json(), http
-    srv.should_exit = True
-    th.join(10)
-    app.state.database.dispose()
 
 
 def _pairs_and_held_out() -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
@@ -135,76 +110,66 @@ def test_point_click_calibration_stores_the_true_homography(sample_server, tmp_p
     base, clip, http = sample_server
     image_from_rink, names, held_rink_m, held_image_px = _pairs_and_held_out()
     assert len(held_rink_m) > 50
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(base + "/ui/")
-            page.fill("#token", ADMIN["Authorization"].split()[1])
-            page.click("#signin")
-            page.wait_for_selector("#whoami:has-text('ada (admin)')")
-            page.click(f"#clips li[data-clip-id='{clip['id']}']")
-            page.click("#open-calib")
-            page.wait_for_function("() => document.querySelector('#calib-canvas').dataset.frame === '0'"
-                                   " && document.querySelector('#calib-canvas').width === 1280")
-            assert page.locator("#calib-rink circle.landmark").count() > 100
-            page.fill("#calib-new-venue", "Sample arena")
-            page.click("#calib-add-venue")
-            page.wait_for_selector("#calib-venue option:has-text('Sample arena')", state="attached")  # an <option> is never 'visible'
-            canvas = page.locator("#calib-canvas")
-            box = canvas.bounding_box()
-            scale = box["width"] / 1280  # CSS px per image px (1 at 100 % zoom)
-            assert scale == pytest.approx(1.0, abs=1e-3)
+    with sync_api.sync_playwright() as pw, \
+            signed_in_page(pw, base, ADMIN, "ada (admin)", {"width": 1600, "height": 1000}) as (page, errors):
+        page.click(f"#clips li[data-clip-id='{clip['id']}']")
+        page.click("#open-calib")
+        page.wait_for_function("() => document.querySelector('#calib-canvas').dataset.frame === '0'"
+                               " && document.querySelector('#calib-canvas').width === 1280")
+        assert page.locator("#calib-rink circle.landmark").count() > 100
+        page.fill("#calib-new-venue", "Sample arena")
+        page.click("#calib-add-venue")
+        page.wait_for_selector("#calib-venue option:has-text('Sample arena')", state="attached")  # an <option> is never 'visible'
+        canvas = page.locator("#calib-canvas")
+        box = canvas.bounding_box()
+        scale = box["width"] / 1280  # CSS px per image px (1 at 100 % zoom)
+        assert scale == pytest.approx(1.0, abs=1e-3)
 
-            def click_pair(u: float, v: float, landmark: str) -> None:
-                # A mouse event lands on a whole CSS pixel: click the one whose centre is nearest.
-                canvas.click(position={"x": round((u + 0.5) * scale), "y": round((v + 0.5) * scale)})
-                page.wait_for_function("() => document.querySelector('#calib-pending').textContent !== '–'")
-                page.click(f"#calib-rink circle[data-landmark='{landmark}']")
+        def click_pair(u: float, v: float, landmark: str) -> None:
+            # A mouse event lands on a whole CSS pixel: click the one whose centre is nearest.
+            canvas.click(position={"x": round((u + 0.5) * scale), "y": round((v + 0.5) * scale)})
+            page.wait_for_function("() => document.querySelector('#calib-pending').textContent !== '–'")
+            page.click(f"#calib-rink circle[data-landmark='{landmark}']")
 
-            uv_truth = apply_h(image_from_rink, np.asarray(
-                [json.loads(page.evaluate(f"JSON.stringify(calib.rink.landmarks['{n}'])")) for n in names]))
-            for i, (name, (u, v)) in enumerate(zip(names, uv_truth)):
-                if i == 3:
-                    assert page.is_disabled("#calib-submit")  # 3 pairs are not enough
-                click_pair(u, v, name)
-                page.wait_for_selector(f"#calib-pairs tbody tr[data-pair='{i}']")
-            # a wrong pair, then delete it
-            click_pair(640, 360, names[0])
-            assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS + 1
-            page.click(f"#calib-pairs tbody tr[data-pair='{N_PAIRS}'] button.del")
-            assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS
-            landmarks = page.locator("#calib-pairs tbody tr[data-pair] td:nth-child(4)").all_text_contents()
-            assert landmarks == names
-            clicked = np.asarray(page.evaluate("calib.pairs.map(p => p.image_px)"))
-            assert np.abs(clicked - uv_truth).max() <= 0.51  # whole-pixel clicks
+        uv_truth = apply_h(image_from_rink, np.asarray(
+            [json.loads(page.evaluate(f"JSON.stringify(calib.rink.landmarks['{n}'])")) for n in names]))
+        for i, (name, (u, v)) in enumerate(zip(names, uv_truth)):
+            if i == 3:
+                assert page.is_disabled("#calib-submit")  # 3 pairs are not enough
+            click_pair(u, v, name)
+            page.wait_for_selector(f"#calib-pairs tbody tr[data-pair='{i}']")
+        # a wrong pair, then delete it
+        click_pair(640, 360, names[0])
+        assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS + 1
+        page.click(f"#calib-pairs tbody tr[data-pair='{N_PAIRS}'] button.del")
+        assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS
+        landmarks = page.locator("#calib-pairs tbody tr[data-pair] td:nth-child(4)").all_text_contents()
+        assert landmarks == names
+        clicked = np.asarray(page.evaluate("calib.pairs.map(p => p.image_px)"))
+        assert np.abs(clicked - uv_truth).max() <= 0.51  # whole-pixel clicks
 
-            page.fill("#calib-name", "sample broadcast cam")
-            page.click("#calib-submit")
-            page.wait_for_selector("#calib-result:has-text('reprojection error RMS')")
-            page.wait_for_function("() => +document.querySelector('#calib-canvas').dataset.lines > 20")
-            assert page.locator("#calib-pairs td.residual").all_text_contents()[0] != "–"
-            page.screenshot(path=str(tmp_path / "calibration.png"), full_page=True)
+        page.fill("#calib-name", "sample broadcast cam")
+        page.click("#calib-submit")
+        page.wait_for_selector("#calib-result:has-text('reprojection error RMS')")
+        page.wait_for_function("() => +document.querySelector('#calib-canvas').dataset.lines > 20")
+        assert page.locator("#calib-pairs td.residual").all_text_contents()[0] != "–"
+        page.screenshot(path=str(tmp_path / "calibration.png"), full_page=True)
 
-            venues = http.get("/api/venues", headers=ADMIN).json()
-            assert [v["name"] for v in venues] == ["Sample arena"]
-            profiles = http.get(f"/api/venues/{venues[0]['id']}/camera-profiles", headers=ADMIN).json()
-            assert len(profiles) == 1 and profiles[0]["name"] == "sample broadcast cam"
-            prof = profiles[0]
-            assert (prof["width"], prof["height"]) == (1280, 720)
-            rink_from_image = np.asarray(prof["profile"]["H_rink_from_image"])
-            err_m = np.linalg.norm(apply_h(rink_from_image, held_image_px) - held_rink_m, axis=1)
-            assert err_m.max() < HELD_OUT_TOL_M, f"held-out error max {err_m.max():.3f} m"
-            assert max(prof["profile"]["residuals_px"]) < 1.0
+        venues = http.get("/api/venues", headers=ADMIN).json()
+        assert [v["name"] for v in venues] == ["Sample arena"]
+        profiles = http.get(f"/api/venues/{venues[0]['id']}/camera-profiles", headers=ADMIN).json()
+        assert len(profiles) == 1 and profiles[0]["name"] == "sample broadcast cam"
+        prof = profiles[0]
+        assert (prof["width"], prof["height"]) == (1280, 720)
+        rink_from_image = np.asarray(prof["profile"]["H_rink_from_image"])
+        err_m = np.linalg.norm(apply_h(rink_from_image, held_image_px) - held_rink_m, axis=1)
+        assert err_m.max() < HELD_OUT_TOL_M, f"held-out error max {err_m.max():.3f} m"
+        assert max(prof["profile"]["residuals_px"]) < 1.0
 
-            page.reload()
-            page.wait_for_selector(f"#calib-result[data-profile-id='{prof['id']}']:has-text('reprojection error RMS')")
-            page.wait_for_function("() => +document.querySelector('#calib-canvas').dataset.lines > 20")
-            assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS
-            assert page.locator(f"#calib-profiles li[data-profile-id='{prof['id']}'].selected").count() == 1
-            assert errors == []
-        finally:
-            browser.close()
+        page.reload()
+        page.wait_for_selector(f"#calib-result[data-profile-id='{prof['id']}']:has-text('reprojection error RMS')")
+        page.wait_for_function("() => +document.querySelector('#calib-canvas').dataset.lines > 20")
+        assert page.locator("#calib-pairs tbody tr[data-pair]").count() == N_PAIRS
+        assert page.locator(f"#calib-profiles li[data-profile-id='{prof['id']}'].selected").count() == 1
+        assert errors == []
     print(f"held-out ice points: {len(err_m)}, error mean {err_m.mean():.4f} m, max {err_m.max():.4f} m")
