@@ -18,10 +18,13 @@ Blobs of ``dark / ice`` above a relative threshold are kept when they look like 
 puck possibly swept into a motion-blur streak (see ``vision.puck.StreakDetector`` for
 the physics): the integrated darkness ("ink") of a 7.62 cm puck at that spot, the
 width of a puck, a length of at most a puck plus a 45 m/s sweep over one frame, a
-band around them that looks like ice in this frame (a player's moving edge is
-attached to the player), and the colour of a dark neutral object over this ice
-(a blend of black rubber and ice, not a jersey). The centre is the
-darkness-weighted centroid: the mid-exposure position of a blurred puck.
+band around them where nothing changed since the previous frame (a puck crosses
+static ice, paint or a logo; a player's moving edge has the rest of the player
+moving around it), the colour of a darker copy of their surroundings (a blend of
+black rubber with ice, paint or a logo, not a jersey), and the whole dark object
+they belong to in this frame no longer than a puck streak (a stick blade moving
+with its player is joined to its shaft). The centre is the darkness-weighted
+centroid: the mid-exposure position of a blurred puck.
 
 A puck at rest gives no difference: the compact detector (``vision.puck``) finds it.
 """
@@ -112,7 +115,6 @@ class MotionPuckDetector:
         if not earlier or not scene.ok:
             return _empty_streaks()
         cam = scene.cam
-        Hf, Wf = v_full.shape[:2]
         x, y, w, h = cv2.boundingRect(scene.ice_mask_full)
         if w < 5 or h < 5:
             return _empty_streaks()
