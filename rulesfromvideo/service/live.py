@@ -144,6 +144,10 @@ class PipelineProcessor:
             msg["events"] = events
         return msg
 
+    def flush(self) -> list[dict]:
+        """At the end of the source: the rule calls still settling (``StreamingRules.flush``)."""
+        return self.rules.flush()
+
 
 @dataclass
 class LiveStats:
@@ -307,6 +311,14 @@ class LiveFeed:
             self._deliver(self._ws, (payload, t_read))
             for ev in events:
                 self._deliver(self._sse, ("rule", json.dumps(ev)))
+        # Calls still settling when the source ends (a processor with rules may hold some).
+        flush = getattr(self.process_fn, "flush", None)
+        if callable(flush) and not self._stop.is_set():
+            try:
+                for ev in flush() or []:
+                    self._deliver(self._sse, ("rule", json.dumps(ev)))
+            except Exception:
+                self.stats.process_errors += 1
         end = json.dumps({"type": "end", "error": self.error, "stats": self.stats.summary()})
         with self._sub_lock:
             self._end_payload = end

@@ -102,6 +102,28 @@ def test_events_are_server_sent(live_settings, tmp_path):
         assert (ev["verdict"], ev["frame"], ev["rule"]) == ("offside", 5, "903 b1")
 
 
+def test_calls_still_settling_at_the_end_of_the_source_are_sent(live_settings, tmp_path):
+    """A processor's `flush()` (rules still waiting to settle) goes out before the end event."""
+    video = make_video(tmp_path / "fl.mp4", n=6)
+
+    class WithRules:
+        def __call__(self, frame, i, t):
+            return overlay_message(i, t, None, 0.0, None, [], None)
+
+        def flush(self):
+            return [{"type": "icing", "t": 0.15, "frame": 4, "team": "away", "verdict": "icing",
+                     "confidence": 0.9, "margin_m": 0.3, "rule": "905 b", "evidence": {}}]
+
+    feed = LiveFeed(str(video), WithRules(), queue_size=2, realtime=True, wait_for_clients=1)
+    app = create_app(live_settings, live_feed=feed)
+    with TestClient(app) as c:
+        r = c.get("/api/live/events", headers={"Authorization": "Bearer tok-broadcast"})
+        blocks = [b for b in r.text.split("\n\n") if b.startswith("event:")]
+        assert [b.split("\n")[0] for b in blocks] == ["event: rule", "event: end"]
+        ev = json.loads(blocks[0].split("\n", 1)[1][len("data: "):])
+        assert (ev["type"], ev["rule"]) == ("icing", "905 b")
+
+
 def test_live_auth(live_settings, tmp_path):
     video = make_video(tmp_path / "a.mp4", n=5)
     feed = LiveFeed(str(video), lambda f, i, t: overlay_message(i, t, None, 0.0, None, [], None))
