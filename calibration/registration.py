@@ -346,29 +346,27 @@ class Calibrator:
         self._ice = (masks.ice_lab, masks.chroma_spread) if masks.has_ice else None
         targets = _FrameTargets(masks)
         n_paint = targets.n_target["red"] + targets.n_target["blue"]
+        # Where the camera went since the last frame (also when this frame's lines are covered).
+        G_pred = None
+        if masks.has_ice and self.profile is None and self._G is not None and not cut:
+            G_pred = self._flow_predict(self._gray, gray, self._G)
         if not masks.has_ice or n_paint < 40:
-            G_pred = None
-            if masks.has_ice and self.profile is None and self._G is not None and not cut:
-                G_pred = self._flow_predict(self._gray, gray, self._G)  # ice, but its lines covered
             self._carry(G_pred)
             self._gray, self._hist = gray, hist
             return CalibrationResult.unknown("no_ice" if not masks.has_ice else "no_markings")
 
         result: tuple[np.ndarray, np.ndarray, _Score, str] | None = None
-        G_pred = None
         if cut:
             self._carried = 0
         if self.profile is not None:
             result = self._from_profile(targets, A, pw, ph)
         else:
-            if self._G is not None and not cut:
-                G_pred = self._flow_predict(self._gray, gray, self._G)
-                if G_pred is not None:
-                    G, kappa, sc = self._fine(G_pred, targets, lambda G0: self._refine(
-                        G0, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2, kappa=self._kappa, fit_kappa=True,
-                        kappa_weight=3e4, step=2), score=True)
-                    if sc.quality >= self.min_quality:
-                        result = (G, kappa, sc, "track")
+            if G_pred is not None:
+                G, kappa, sc = self._fine(G_pred, targets, lambda G0: self._refine(
+                    G0, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2, kappa=self._kappa, fit_kappa=True,
+                    kappa_weight=3e4, step=2), score=True)
+                if sc.quality >= self.min_quality:
+                    result = (G, kappa, sc, "track")
             if result is None:
                 result = self._cold(targets, pw, ph)
                 if result is not None and G_pred is not None and self._carried > 0 \

@@ -59,6 +59,7 @@ class PuckDetectorConfig:
         max_candidates: at most this many candidates, best first.
         joined_factor: score factor of a blob joined to a bigger dark object (a stick blade
             and its shaft; a puck touching a stick), see ``dark_object_around``.
+        joined_dark_ratio: least relative darkness of a pixel of that object.
     """
 
     dark_ratio_min: float = 0.35
