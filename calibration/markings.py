@@ -221,6 +221,14 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 0.03 * small.size)
     big = big[big > 0]
     region = np.isin(labels, big).astype(np.uint8) * 255
+    if len(big) > 1:
+        # A wide line across the whole view (a zoomed centre line) cuts the ice in
+        # two; the closing above cannot bridge it. Paint in a gap that a wider
+        # closing bridges is on the ice (boards and crowd are not in a concavity).
+        paint = cv2.bitwise_and(cv2.compare(cls, 2, cv2.CMP_GE), painted_L)
+        paint = cv2.resize(paint, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
+        bridged = cv2.morphologyEx(region, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9)))
+        region = cv2.bitwise_or(region, cv2.bitwise_and(bridged, cv2.compare(paint, 60, cv2.CMP_GT)))
     if region.any():
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(region, contours, -1, 255, thickness=cv2.FILLED)
@@ -244,9 +252,14 @@ def _half_coverage(candidate: np.ndarray, frame_bgr: np.ndarray, ice_bgr: np.nda
 
     A blurred/antialiased edge pixel mixes paint and ice linearly; thresholding
     the colour difference low (to find faint paint) would grow every marking by
-    a fraction of a pixel and bias the homography's scale. The paint colour is
-    the median of the strongest candidates; coverage is the projection of
-    (pixel − ice) on (paint − ice).
+    a fraction of a pixel and bias the homography's scale. Coverage is the
+    projection of (pixel − ice) on the paint's colour direction (from the
+    strongest candidates), taken relative to the *local* peak within a few
+    pixels: half the local peak is the marking's edge whatever its own
+    strength. A global reference fails when the strongest "paint" in view is
+    something else of the same hue (a red jersey) or the camera pans: a
+    motion-blurred line never reaches the jersey's saturation and would vanish
+    from the mask.
     """
     if ice_bgr is None:
         return np.zeros(candidate.shape, np.uint8)
@@ -270,10 +283,17 @@ def _half_coverage(candidate: np.ndarray, frame_bgr: np.ndarray, ice_bgr: np.nda
     denom = float(paint @ paint)
     if denom < 1.0:
         return (candidate > 0).astype(np.uint8) * 255
-    # alpha = (pixel − ice)·paint / |paint|², only at the candidates (a few % of
+    # cover = (pixel − ice)·paint / |paint|², only at the candidates (a few % of
     # the frame) instead of converting and transforming the whole image.
-    alpha = frame_bgr[ys, xs].astype(np.float32) @ (paint / denom).astype(np.float32)
-    ok = alpha >= np.float32(float(ice_f @ paint) / denom + 0.5)
+    cover = frame_bgr[ys, xs].astype(np.float32) @ (paint / denom).astype(np.float32)
+    cover -= np.float32(float(ice_f @ paint) / denom)
+    cover_img = np.zeros(candidate.shape, np.float32)
+    cover_img[ys, xs] = cover
+    # Window: wider than half of the widest line at this image size (a line's edge
+    # pixel must see its centre), narrow enough to keep a jersey from masking a line.
+    k = max(5, int(round(9 * candidate.shape[1] / 640)) | 1)
+    peak = cv2.dilate(cover_img, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))[ys, xs]
+    ok = (cover >= 0.5 * peak) & (cover > 0)
     out = np.zeros(candidate.shape, np.uint8)
     out[ys[ok], xs[ok]] = 255
     return out

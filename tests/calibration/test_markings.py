@@ -1,5 +1,6 @@
 """Marking segmentation and line fitting on hand-drawn frames with varied looks."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -91,3 +92,39 @@ def test_faceoff_circles_fitted_as_ellipses():
             best = ellipses[int(np.argmin(d))]
             # Contours of a 1–2 px ring lie on its pixel boundaries: diameters within 5 px.
             assert np.allclose(sorted(best.axes), sorted(axes), atol=5.0)
+
+
+def _plain_ice(w=W, h=H):
+    frame = np.full((h, w, 3), (235, 232, 228), np.uint8)  # bluish-white ice (BGR)
+    frame[: h // 6] = (60, 50, 45)  # crowd / boards strip at the top
+    return frame
+
+
+def test_saturated_jersey_does_not_erase_a_fainter_line():
+    # A motion-blurred broadcast view of a red-jersey team: the strongest "red" in
+    # view is the jerseys; the line's own (blurred, less saturated) red must still
+    # be half-coverage segmented against its local peak, not the jersey's.
+    frame = _plain_ice()
+    line_x = 300
+    frame[H // 6:, line_x - 6:line_x + 6] = (150, 150, 225)  # faded red line, 12 px wide
+    for cx in (80, 160, 480, 560):  # saturated red jerseys
+        frame[150:200, cx - 15:cx + 15] = (30, 20, 200)
+    frame = cv2.GaussianBlur(frame, (1, 9), 0)  # vertical pan blur
+    masks = segment_markings(frame)
+    row = masks.red[250]
+    on = np.flatnonzero(row[line_x - 20:line_x + 20]) + line_x - 20
+    assert len(on) > 0, "faded line lost from the red mask"
+    # Half-coverage edges of the 12 px line, within a pixel.
+    assert abs(on.min() - (line_x - 6)) <= 1 and abs(on.max() - (line_x + 5)) <= 1
+
+
+def test_wide_line_splitting_the_view_keeps_its_interior():
+    # A zoomed centre line runs top to bottom and cuts the ice region in two.
+    frame = _plain_ice()
+    line_x = 320
+    frame[H // 6:, line_x - 10:line_x + 10] = (40, 40, 200)  # 20 px red line
+    masks = segment_markings(frame)
+    assert masks.ice[250, line_x] == 255, "the line between the two ice halves is on the ice"
+    assert masks.red[250, line_x - 9:line_x + 9].min() == 255
+    # The crowd strip stays off the ice.
+    assert masks.ice[10, line_x] == 0
