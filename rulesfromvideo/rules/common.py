@@ -28,6 +28,8 @@ PUCK_HALF_THICKNESS_M = 0.0127  # 501: thickness 2.54 cm
 HOLD_REACH_M = 1.8
 #: ... and moving with him (relative speed below this, m/s).
 HOLD_REL_SPEED_MPS = 2.5
+#: A sledge's top speed (25 km/h): how far a player unseen for a while can have gone, m/s.
+SLEDGE_MAX_SPEED_MPS = 6.9
 
 
 def phi(x: float) -> float:

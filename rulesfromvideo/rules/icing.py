@@ -41,13 +41,13 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, contact_point, controller_at, interp_at, make_event, measured_near, moves_with, point_depth,
+    K_SIGMA, SLEDGE_MAX_SPEED_MPS, contact_point, controller_at, interp_at, make_event, measured_near, moves_with, point_depth,
     team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
 D5_REACH_M = 1.5  # blade midpoint to stick blade (~1 m) plus a reach with the stick
-D5_SPEED_MPS = 6.9  # a sledge's top speed, 25 km/h
+D5_SPEED_MPS = SLEDGE_MAX_SPEED_MPS
 D6_SPEED_MPS = 0.3  # goalkeeper's speed towards the puck that counts as moving to it
 D6_BASELINE_S = 0.2  # velocity estimated over this baseline (noise)
 FACEOFF_SPOT_RADIUS_M = 1.0

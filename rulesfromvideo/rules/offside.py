@@ -12,6 +12,10 @@ moves backwards, else d). 903 e: if the defending team carried or passed the puc
 in (their touch was the last), no offside.
 
 ``margin_m`` = max offside depth over the attackers not exempt (> 0 offside).
+An attacker whose blades are not seen at the crossing (out of view, hidden) keeps
+the call open (inconclusive) unless he cannot have reached the zone: from his
+nearest sightings before and after, at a sledge's top speed, his deepest blade
+stays more than K sigma short of the line.
 Sigma per player: puck and blade position sigma plus the crossing-time sigma
 times the blade's speed along x; the frame interval's ``|v| * dt / 2`` bound is
 recorded as ``timing_bound_m``.
@@ -24,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    HOLD_REACH_M, K_SIGMA, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
+    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
     make_event, measured_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -76,7 +80,10 @@ def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
     """Offside depth (903 b1) of each player of ``team`` at crossing ``c``.
 
     Returns:
-        {player index: {"depth": m | nan, "sigma": m, "timing_bound_m": m, "blades": (2, 2)}}.
+        {player index: {"depth": m | nan, "sigma": m, "timing_bound_m": m, "blades": (2, 2),
+        "reach_depth_m": m}}; ``reach_depth_m`` (players not seen at the crossing only) is
+        the deepest the player can be: his depth at the nearest sighting plus a
+        sledge's top speed times the time to it (nan when never seen).
     """
     obs = ctx.obs
     far = ctx.blue_far_x(end)
@@ -87,7 +94,8 @@ def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
             continue
         b0, b1 = obs.blades_rink_m[k, i], obs.blades_rink_m[k, i + 1]
         if not (np.isfinite(b0).all() and np.isfinite(b1).all()):
-            out[k] = {"depth": np.nan, "sigma": np.inf, "timing_bound_m": np.nan, "blades": None}
+            out[k] = {"depth": np.nan, "sigma": np.inf, "timing_bound_m": np.nan, "blades": None,
+                      "reach_depth_m": _reach_depth(obs, k, end, far, c.t_s)}
             continue
         b = interp_at(obs.blades_rink_m[k], c)  # (2, 2)
         d = end * (b[:, 0] - far)
@@ -98,6 +106,23 @@ def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
         out[k] = {"depth": float(d[j]), "sigma": sigma,
                   "timing_bound_m": abs(v_x) * obs.dt_s / 2.0, "blades": b}
     return out
+
+
+def _reach_depth(obs, k: int, end: int, far_x: float, t: float) -> float:
+    """Upper bound on player ``k``'s offside depth at time ``t`` (s) from his sightings, m.
+
+    Each sighting at time t_j with deepest blade depth d_j bounds the depth at ``t`` by
+    ``d_j + SLEDGE_MAX_SPEED_MPS * |t - t_j|``; the nearest sighting before and the
+    nearest after are used (the tighter wins). nan when the player is never seen.
+    """
+    seen = np.isfinite(obs.blades_rink_m[k]).all(axis=(1, 2))
+    before = np.flatnonzero(seen & (obs.t_s <= t))
+    after = np.flatnonzero(seen & (obs.t_s > t))
+    bounds = []
+    for j in ([before[-1]] if len(before) else []) + ([after[0]] if len(after) else []):
+        d = float(np.max(end * (obs.blades_rink_m[k, j, :, 0] - far_x)))
+        bounds.append(d + SLEDGE_MAX_SPEED_MPS * abs(float(obs.t_s[j]) - t))
+    return min(bounds) if bounds else float("nan")
 
 
 def _faceoff_spot(ctx: RuleContext, end: int, att: str, carried: bool,
@@ -154,7 +179,13 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
                             "t": float(obs.t_s[lt]), "xy_rink_m": p[lt]}
     cand = {k: v for k, v in depths.items() if k not in exempt}
     known = {k: v for k, v in cand.items() if np.isfinite(v["depth"])}
-    missing = [obs.player_ids[k] for k in cand if k not in known]
+    sig_pos = float(obs.sigma_smoothed_m[i])
+    # Unseen attackers who cannot have reached the line in time do not keep the call open.
+    unreachable = {k: v["reach_depth_m"] for k, v in cand.items()
+                   if k not in known and v["reach_depth_m"] < -K_SIGMA * sig_pos}
+    missing = [obs.player_ids[k] for k in cand if k not in known and k not in unreachable]
+    if unreachable:
+        ev["unseen_out_of_reach_m"] = {str(obs.player_ids[k]): d for k, d in unreachable.items()}
     if missing:
         ev["blades_missing"] = missing
     if not measured_near(obs, i):

@@ -14,7 +14,8 @@ FPS = 30.0
 class Clip:
     """A clip built from functions of time.
 
-    ``puck(t) -> (x, y)`` or None; players: (id, team, role, blades(t) -> (2, 2),
+    ``puck(t) -> (x, y)`` or None; players: (id, team, role, blades(t) -> (2, 2) or None
+    when not seen,
     footprint(t) -> (N, 2) | None); touches: {frame: player id}.
     """
 
@@ -55,6 +56,8 @@ class Clip:
                     pk["touch"] = {"player": self.touches[f], "team": team}
             pls = []
             for pid, team, role, blades, fp in self.players:
+                if blades(t) is None:  # not seen in this frame
+                    continue
                 b = np.array(blades(t), float) + rng.normal(0, noise_m, (2, 2)) * (noise_m > 0)
                 b[:, 0] *= sx
                 if mirror:

@@ -120,3 +120,30 @@ def test_puck_not_measured_makes_entry_inconclusive():
     c.drop = set(range(20, 34))  # longer than the safe interpolation gap
     ev = of_type(c.run(), "zone_entry")
     assert all(e["verdict"] == "inconclusive" for e in ev)
+
+
+def _seen_until(blades, t_last):
+    """A player seen until ``t_last`` (s), then out of view."""
+    return lambda t: blades(t) if t <= t_last else None
+
+
+def test_unseen_attacker_far_behind_cannot_keep_the_call_open():
+    """903 b1 needs both blades over the line; an attacker last seen 10 m short of it
+    0.4 s before the crossing (t = 0.885 s) cannot be there at a sledge's 6.9 m/s top speed."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.player(3, "home", _seen_until(still(FAR - 10.0, -4.0), 0.5))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside"
+    # Bound: depth at the last sighting (-10 m) + 6.9 m/s x (t_cross - 0.5 s).
+    t_last = 15 / 30.0
+    assert e["evidence"]["unseen_out_of_reach_m"]["3"] == pytest.approx(-10.0 + 6.9 * (e["t"] - t_last), abs=1e-3)
+    assert "blades_missing" not in e["evidence"]
+
+
+def test_unseen_attacker_who_could_have_reached_the_line_keeps_it_inconclusive():
+    """The same attacker last seen 2 m short 0.4 s before: 2 m in 0.4 s is possible -> inconclusive."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.player(3, "home", _seen_until(still(FAR - 2.0, -4.0), 0.5))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive"
+    assert e["evidence"]["blades_missing"] == [3]
