@@ -125,6 +125,14 @@ def _reach_depth(obs, k: int, end: int, far_x: float, t: float) -> float:
     return min(bounds) if bounds else float("nan")
 
 
+def _may_be_offside(d: dict[str, Any], sig_pos: float) -> bool:
+    """Whether an ``offside_depths`` entry leaves the player possibly offside (> -K sigma deep,
+    or unseen and not provably out of reach)."""
+    if np.isfinite(d["depth"]):
+        return bool(d["depth"] > -K_SIGMA * d["sigma"])
+    return not (d["reach_depth_m"] < -K_SIGMA * sig_pos)
+
+
 def _faceoff_spot(ctx: RuleContext, end: int, att: str, carried: bool,
                   origin_xy: np.ndarray | None, entry_xy: np.ndarray) -> dict[str, Any]:
     """903 c: where the face-off would be after this offside."""
@@ -188,6 +196,12 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         ev["unseen_out_of_reach_m"] = {str(obs.player_ids[k]): d for k, d in unreachable.items()}
     if missing:
         ev["blades_missing"] = missing
+    # A skater whose team the footage never told may be an attacker: an onside call
+    # needs him provably short of the line too (seen, or out of reach).
+    unknown_team = [obs.player_ids[k] for k, v in offside_depths(ctx, end, "", c, sig_t).items()
+                    if obs.player_role[k] != "goalkeeper" and _may_be_offside(v, sig_pos)]
+    if unknown_team:
+        ev["team_unknown_could_be_offside"] = unknown_team
     if not measured_near(obs, i):
         ev["reason"] = "puck not measured (or its track jumps) around the crossing"
         return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
@@ -199,7 +213,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         margin = max((v["depth"] for v in known.values()), default=None)
         sig = max((v["sigma"] for v in known.values()), default=float(obs.sigma_smoothed_m[i]))
         return make_event(obs, "zone_entry", c.t_s, att, "onside", margin, sig, "903 e", ev, conf=1.0)
-    if not cand and exempt:
+    if not cand and exempt and not unknown_team:
         # 903 b3 / d: the carrier is the only attacker; nobody can be offside.
         ev["reason"] = "only the exempt puck carrier attacked"
         ev["holder"] = obs.player_ids[exempt[0]]
@@ -221,12 +235,14 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             # 903 d: the only offside players may be the carrier that noise hid.
             verdict = "inconclusive"
             ev["reason"] = "the offside player may be the puck carrier (903 d)"
-    elif all_on and not missing:
+    elif all_on and not missing and not unknown_team:
         verdict = "onside"
     else:
         verdict = "inconclusive"
         if missing and all_on:
             ev["reason"] = "blades missing for a player who could be offside"
+        elif unknown_team and all_on:
+            ev["reason"] = "a skater of unknown team could be offside"
     ev["player"] = obs.player_ids[kmax]
     ev["blades_rink_m"] = known[kmax]["blades"]
     ev["timing_bound_m"] = known[kmax]["timing_bound_m"]

@@ -147,3 +147,21 @@ def test_unseen_attacker_who_could_have_reached_the_line_keeps_it_inconclusive()
     e = of_type(c.run(), "zone_entry")[0]
     assert e["verdict"] == "inconclusive"
     assert e["evidence"]["blades_missing"] == [3]
+
+
+def test_skater_of_unknown_team_deep_in_the_zone_blocks_an_onside_call():
+    """903 b1 is about attackers; a skater whose team the footage never told, with both
+    blades 3 m over the line, may be one: no confident onside."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.player(4, None, still(FAR + 3.0, -6.0))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive"
+    assert e["evidence"]["team_unknown_could_be_offside"] == [4]
+
+
+def test_skater_of_unknown_team_far_behind_the_line_does_not_matter():
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.player(4, None, still(FAR - 6.0, -6.0))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside"
+    assert "team_unknown_could_be_offside" not in e["evidence"]
