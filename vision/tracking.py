@@ -48,6 +48,7 @@ Vision never knows rules: nothing here decides zones, offside or goals.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,6 +149,8 @@ class PlayerTrack:
     role: str = "skater"
     goal_end: int | None = None  # the goal a goalkeeper stands in front of
     role_frames: int = 0
+    gk_looks: int = 0  # learned-detector checks that found a goalkeeper on this track
+    gk_misses: int = 0  # ... and that found none while the track was in front of a goal
     birth_xy: np.ndarray | None = None
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
 
@@ -674,7 +677,12 @@ def _defending_team(game: Any, end: int) -> str | None:
                 if int(game.defending_end(t)) == end:
                     return t
             else:
+                # A dict: a team defends the end opposite to the one it attacks; one team's
+                # direction gives the other's (GAME.json may state only one).
                 att = game["teams"][t].get("attacks")
+                other = game["teams"][TEAMS[1] if t == TEAMS[0] else TEAMS[0]].get("attacks")
+                if att is None and other is not None:
+                    att = "-x" if other == "+x" else "+x"
                 if att is not None and (-1 if att == "+x" else 1) == end:
                     return t
     except (KeyError, TypeError, AttributeError):
@@ -691,7 +699,8 @@ class FrameTracker:
         fps: frame rate of the video.
     """
 
-    def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None) -> None:
+    def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
+                 goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33) -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -713,6 +722,14 @@ class FrameTracker:
         self._last_frame: int | None = None
         self._cam_key: bytes | None = None
         self._cam: PlaneCamera | None = None
+        # Goalkeepers by appearance (the learned pose model's goalkeeper class), checked a few
+        # times a second while a track is in front of a goal: position alone cannot tell the
+        # goalkeeper from an attacker parked on his crease, and his gear need not show the
+        # jersey colour the team votes rest on.
+        self.goalkeeper_detector = _default_goalkeeper_detector() if goalkeeper_detector == "default" \
+            else goalkeeper_detector
+        self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
+        self._gk_last = -(10**9)
 
     def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
         """Process one frame.
@@ -759,6 +776,7 @@ class FrameTracker:
             [a.confidence for a in team_votes],
         )
         dets.tracker_id = np.asarray(ids, dtype=np.int64)
+        self._check_goalkeepers(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
         prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
@@ -850,7 +868,7 @@ class FrameTracker:
             blades = blades_from_contact(contact, away, tr.heading)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
-            if team is None and tr.role == "goalkeeper":
+            if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):
                 team = self._goal_team.get(tr.goal_end)
             out.append({
                 "id": int(tr.id),
@@ -861,18 +879,85 @@ class FrameTracker:
         return out
 
     def _update_role(self, tr: PlayerTrack, seat: np.ndarray) -> None:
-        """Goalkeeper: a track that stays in front of a goal (≥ 80 % of ≥ 20 frames)."""
+        """Goalkeeper: a track that the learned detector saw as one (``_looks_like_goalkeeper``)
+        while in front of a goal; else a track that stays in front of a goal (≥ 80 % of ≥ 20
+        frames) unless the detector never saw a goalkeeper on it in four checks or more. The team of a goalkeeper seen as one is
+        the team defending that goal (``_player_records``)."""
         x, y = float(seat[0]), float(seat[1])
         tr.role_frames += 1
+        at = None
         for end in (+1, -1):
-            # In front of the goal line by at most 3 m (or just behind it), near the goal axis.
-            if -0.6 <= end * (end * self.goal_x_m - x) <= 3.0 and abs(y) <= 2.5:
+            if self._in_front_of_goal(end, x, y):
                 tr.near_goal[end] += 1
+                at = end
+        if _looks_like_goalkeeper(tr) and at is not None:
+            tr.role, tr.goal_end = "goalkeeper", at
+            return
         for end in (+1, -1):
-            if tr.role_frames >= 20 and tr.near_goal[end] >= 0.8 * tr.role_frames:
+            if tr.role_frames >= 20 and tr.near_goal[end] >= 0.8 * tr.role_frames and not _never_a_goalkeeper(tr):
                 tr.role, tr.goal_end = "goalkeeper", end
                 return
         tr.role, tr.goal_end = "skater", None
+
+    def _in_front_of_goal(self, end: int, x: float, y: float) -> bool:
+        """In front of the goal line at ``end`` by at most 3 m (or just behind it), near the goal axis."""
+        return -0.6 <= end * (end * self.goal_x_m - x) <= 3.0 and abs(y) <= 2.5
+
+    def _check_goalkeepers(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
+        """Run the learned detector a few times a second while a player is in front of a goal;
+        vote goalkeeper / not on the tracks of the detections there."""
+        if self.goalkeeper_detector is None or frame_index - self._gk_last < self._gk_every or not len(dets):
+            return
+        xy = dets.data["contact_rink_m"]
+        near = [j for j in range(len(dets)) if dets.tracker_id[j] >= 0 and any(
+            self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))]
+        if not near:
+            return
+        self._gk_last = frame_index
+        try:
+            found = self.goalkeeper_detector(frame_bgr)
+        except Exception:  # a failing model must not cost the frame: positional rule only
+            self.goalkeeper_detector = None
+            return
+        names = list(getattr(self.goalkeeper_detector, "class_names", ()))
+        gk_id = names.index("goalkeeper") if "goalkeeper" in names else 2
+        boxes = found.xyxy[found.class_id == gk_id] if len(found) else np.zeros((0, 4))
+        tracks = {tr.id: tr for tr in self.players.tracks}
+        for j in near:
+            tr = tracks.get(int(dets.tracker_id[j]))
+            if tr is None:
+                continue
+            u, v = dets.data["contact_xy_px"][j]
+            # The contact point (seat's ground edge) lies in the lower part of the box.
+            if any(b[0] - 8 <= u <= b[2] + 8 and b[1] <= v <= b[3] + 12 for b in boxes):
+                tr.gk_looks += 1
+            else:
+                tr.gk_misses += 1
+
+
+def _looks_like_goalkeeper(tr: PlayerTrack) -> bool:
+    """The learned detector saw a goalkeeper on this track at least twice, and in at least a
+    quarter of its checks (its goalkeeper recall is about one half, its precision 0.97:
+    models/sledge_pose.md)."""
+    return tr.gk_looks >= 2 and tr.gk_looks >= 0.25 * (tr.gk_looks + tr.gk_misses)
+
+
+def _never_a_goalkeeper(tr: PlayerTrack) -> bool:
+    """Checked at least four times in front of a goal and never seen as a goalkeeper."""
+    return tr.gk_looks == 0 and tr.gk_misses >= 4
+
+
+@functools.lru_cache(maxsize=1)
+def _default_goalkeeper_detector():
+    """The shipped learned pose model, or None (no model file or no ONNX Runtime)."""
+    try:
+        from vision.learned import DEFAULT_MODEL_PATH, OnnxPoseDetector
+
+        if not DEFAULT_MODEL_PATH.is_file():
+            return None
+        return OnnxPoseDetector(conf=0.4)
+    except Exception:
+        return None
 
 
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:

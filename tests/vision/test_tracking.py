@@ -213,3 +213,48 @@ def test_sliding_puck_never_gets_a_height():
         pt.predict(f)
         r = pt.update(f, _puck_cands((2.0 + 0.6 * f, 1.0 - 0.1 * f)), np.array([0.005]), [], C)
     assert r["measured"] is True and "z" not in r
+
+
+class _FakeGoalkeeperModel:
+    """Stands in for the learned pose model: a goalkeeper box around the given rink spot (or none)."""
+
+    class_names = ("puck", "sledge", "goalkeeper")
+
+    def __init__(self, cam, xy_rink_m):
+        self.cam, self.xy = cam, xy_rink_m
+        self.calls = 0
+
+    def __call__(self, image_bgr):
+        from vision.detections import Detections
+
+        self.calls += 1
+        if self.xy is None:
+            return Detections(np.zeros((0, 4)), np.zeros(0), np.zeros(0, int))
+        x, y = self.xy
+        uv = self.cam.project(np.array([[x - 0.6, y - 0.6, 0.0], [x + 0.6, y + 0.6, 0.0], [x, y, 1.3]]))
+        box = [uv[:, 0].min(), uv[:, 1].min(), uv[:, 0].max(), uv[:, 1].max()]
+        return Detections(np.array([box]), np.array([0.9]), np.array([2]))
+
+
+@pytest.mark.parametrize("seen_as_goalkeeper", [True, False])
+def test_goalkeeper_by_appearance_gets_the_defending_team(kit, seen_as_goalkeeper):
+    """A home-coloured player parked in front of the +x goal (home attacks +x, so away defends
+    it): the goalkeeper the learned model sees there belongs to the defending team whatever
+    his gear's colour; one it never sees as a goalkeeper stays a skater of his jersey's team
+    (an attacker screening the goalkeeper)."""
+    cam = kit.make_camera(target=(22.0, 0.0, 0.0), fov=30.0)
+    drawer = kit.Drawer(kit.rink, cam)
+    spot = (25.0, 0.3)
+    model = _FakeGoalkeeperModel(cam, spot if seen_as_goalkeeper else None)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    for f in range(45):
+        img, _ = drawer.frame({1: (spot, np.pi, HOME)})
+        obs = tracker.update(img, f, f / FPS, H)
+    assert model.calls >= 4  # checked a few times a second, not every frame
+    assert model.calls <= 45 // tracker._gk_every + 1
+    (p,) = obs.players
+    if seen_as_goalkeeper:
+        assert (p["role"], p["team"]) == ("goalkeeper", "away")
+    else:
+        assert (p["role"], p["team"]) == ("skater", "home")
