@@ -49,6 +49,7 @@ Vision never knows rules: nothing here decides zones, offside or goals.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -881,8 +882,8 @@ class FrameTracker:
     def _update_role(self, tr: PlayerTrack, seat: np.ndarray) -> None:
         """Goalkeeper: a track that the learned detector saw as one (``_looks_like_goalkeeper``)
         while in front of a goal; else a track that stays in front of a goal (≥ 80 % of ≥ 20
-        frames) unless the detector never saw a goalkeeper on it in four checks or more. The team of a goalkeeper seen as one is
-        the team defending that goal (``_player_records``)."""
+        frames) unless the detector never saw a goalkeeper on it in four checks or more. The
+        team of a goalkeeper seen as one is the team defending that goal (``_player_records``)."""
         x, y = float(seat[0]), float(seat[1])
         tr.role_frames += 1
         at = None
@@ -916,7 +917,8 @@ class FrameTracker:
         self._gk_last = frame_index
         try:
             found = self.goalkeeper_detector(frame_bgr)
-        except Exception:  # a failing model must not cost the frame: positional rule only
+        except Exception as exc:  # a failing model must not cost the frame: positional rule only
+            warnings.warn(f"goalkeeper model failed ({exc!r}); goalkeepers by position only from now on")
             self.goalkeeper_detector = None
             return
         names = list(getattr(self.goalkeeper_detector, "class_names", ()))
