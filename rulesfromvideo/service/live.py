@@ -127,7 +127,9 @@ class PipelineProcessor:
         from vision.tracking import FrameTracker
 
         self.calibrator = Calibrator(rink, camera_profile=camera_profile, fps=fps)
-        self.tracker = FrameTracker(rink, game, fps)
+        # No learned goalkeeper check live: a ~100 ms inference on every 10th frame would
+        # break the overlay's per-frame latency; goalkeepers by position only here.
+        self.tracker = FrameTracker(rink, game, fps, goalkeeper_detector=None)
         self.rules = StreamingRules(game, rink, fps)
         self.lines = rink_line_segments(rink)
 
