@@ -698,6 +698,10 @@ class FrameTracker:
         rink: ``calibration.rink.RinkModel``.
         game: ``rulesfromvideo.game.GameDescriptor`` (team colours, attack directions) or a GAME.json dict.
         fps: frame rate of the video.
+        goalkeeper_detector: callable image → ``Detections`` with a "goalkeeper" class (the
+            learned pose model); ``"default"`` loads ``models/sledge_pose.onnx`` at the first
+            check, None keeps goalkeepers by position only.
+        goalkeeper_every_s: at most one goalkeeper check per this many seconds.
     """
 
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
@@ -727,8 +731,8 @@ class FrameTracker:
         # times a second while a track is in front of a goal: position alone cannot tell the
         # goalkeeper from an attacker parked on his crease, and his gear need not show the
         # jersey colour the team votes rest on.
-        self.goalkeeper_detector = _default_goalkeeper_detector() if goalkeeper_detector == "default" \
-            else goalkeeper_detector
+        # "default": the shipped model, loaded at the first check (most clips never need it).
+        self.goalkeeper_detector = goalkeeper_detector
         self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
         self._gk_last = -(10**9)
 
@@ -915,6 +919,10 @@ class FrameTracker:
         if not near:
             return
         self._gk_last = frame_index
+        if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
+            self.goalkeeper_detector = _default_goalkeeper_detector()
+            if self.goalkeeper_detector is None:
+                return
         try:
             found = self.goalkeeper_detector(frame_bgr)
         except Exception as exc:  # a failing model must not cost the frame: positional rule only

@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, SLEDGE_MAX_SPEED_MPS, contact_point, controller_at, interp_at, make_event, measured_near, moves_with, point_depth,
-    team_players, tri, up_crossings,
+    K_SIGMA, SLEDGE_MAX_SPEED_MPS, contact_point, controller_at, interp_at, make_event, measured_near, moves_with,
+    point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 

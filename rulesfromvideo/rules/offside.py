@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, controller_at, crossing_time_sigma, interp_at, last_touch_before,
-    make_event, measured_near, up_crossings,
+    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, controller_at, crossing_time_sigma, interp_at,
+    last_touch_before, make_event, measured_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -189,9 +189,9 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     known = {k: v for k, v in cand.items() if np.isfinite(v["depth"])}
     sig_pos = float(obs.sigma_smoothed_m[i])
     # Unseen attackers who cannot have reached the line in time do not keep the call open.
-    unreachable = {k: v["reach_depth_m"] for k, v in cand.items()
-                   if k not in known and v["reach_depth_m"] < -K_SIGMA * sig_pos}
-    missing = [obs.player_ids[k] for k in cand if k not in known and k not in unreachable]
+    unseen = {k: v for k, v in cand.items() if k not in known}
+    unreachable = {k: v["reach_depth_m"] for k, v in unseen.items() if not _may_be_offside(v, sig_pos)}
+    missing = [obs.player_ids[k] for k in unseen if k not in unreachable]
     if unreachable:
         ev["unseen_out_of_reach_m"] = {str(obs.player_ids[k]): d for k, d in unreachable.items()}
     if missing:
