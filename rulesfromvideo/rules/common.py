@@ -16,7 +16,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon
 
-from rulesfromvideo.observations import Observations
+from rulesfromvideo.observations import TOUCH_REACH_M, Observations
 
 #: The four event types of the events.json contract (design); others are extra rule outputs.
 CONTRACT_TYPES = ("zone_entry", "icing", "goal", "crease")
@@ -351,6 +351,121 @@ def contact_point(obs: Observations, i: int) -> tuple[np.ndarray, float, float]:
     if np.isfinite(p[i]).all():
         return p[i].copy(), float(obs.t_s[i]), dt / 2.0
     return np.array([np.nan, np.nan]), float(obs.t_s[i]), dt / 2.0
+
+
+#: A flight's step velocity may differ from the flight's by this much (or by
+#: ``FLIGHT_DV_FRACTION`` of its speed) before the step counts as a touch or a bounce, m/s.
+FLIGHT_DV_MPS = 2.0
+FLIGHT_DV_FRACTION = 0.25
+#: Slower pucks are not in flight (a dribble): no release is estimated, m/s.
+FLIGHT_MIN_SPEED_MPS = 3.0
+
+
+@dataclass
+class Release:
+    """Where and when the puck's last straight flight began, from the flight alone.
+
+    For a shot whose touch was not recorded -- hidden under the shooter, or before
+    the puck came into view -- the contact (905 a) lies on the flight's straight
+    path extended backwards, at an instant when a player's seat was within stick
+    reach of it. The interval is a bound, not a guess: every instant in it fits
+    the footage.
+
+    Attributes:
+        i0: first frame index of the flight (measured).
+        t_lo_s, t_hi_s: the contact instant lies in [t_lo_s, t_hi_s], s.
+        xy_lo_rink_m, xy_hi_rink_m: (2,) puck centre at t_lo_s / t_hi_s, m.
+        players: indices of tracked players whose seat was within reach of the
+            puck's path at the same instant (the possible shooters).
+        seen: True when the flight's start lies between two measured frames.
+        i_seen: the last measured frame before the flight, or None.
+        open_before: True when the footage cannot exclude an earlier contact
+            (the path leaves the clip's start or was unseen) beyond ``t_lo_s``.
+    """
+
+    i0: int
+    t_lo_s: float
+    t_hi_s: float
+    xy_lo_rink_m: np.ndarray
+    xy_hi_rink_m: np.ndarray
+    players: list[int]
+    seen: bool
+    i_seen: int | None
+    open_before: bool
+
+
+def flight_release(obs: Observations, i_end: int, half_length_m: float,
+                   half_width_m: float) -> Release | None:
+    """The start of the puck's straight flight that reaches frame ``i_end``.
+
+    Walks back from ``i_end`` while each step's velocity matches the flight's (a
+    puck slides straight; a touch or a board bounce turns it). If the step before
+    the flight was measured, the contact is the kink between them
+    (``contact_point``); otherwise the flight came out of an unseen stretch and the
+    contact lies on its backward extension, between the last sighting (or where
+    the extension meets the boards) and the first measured frame of the flight,
+    narrowed to the instants when a tracked player could reach the path.
+
+    Args:
+        i_end: frame index on the flight (e.g. just before a goal-line crossing).
+        half_length_m, half_width_m: the ice's half extent; the backward path
+            stops at the boards (a bounce there hides an earlier path).
+
+    Returns:
+        The release, or None when the puck is not in flight at ``i_end``.
+    """
+    p = obs.puck_xy_rink_m
+    dt = obs.dt_s
+    lo = max(1, i_end - 4)
+    steps = np.diff(p[lo - 1:i_end + 1], axis=0) / dt
+    steps = steps[np.isfinite(steps).all(axis=1)]
+    if not len(steps):
+        return None
+    v = np.median(steps, axis=0)
+    speed = float(np.linalg.norm(v))
+    if speed < FLIGHT_MIN_SPEED_MPS:
+        return None
+    noise = 3.0 * math.sqrt(2.0) * float(np.nanmax(obs.sigma_smoothed_m[lo - 1:i_end + 1])) / dt
+    tol = max(FLIGHT_DV_MPS, FLIGHT_DV_FRACTION * speed) + noise
+    j = i_end
+    while j > 0 and np.isfinite(p[j - 1]).all() and np.linalg.norm((p[j] - p[j - 1]) / dt - v) <= tol:
+        j -= 1
+    measured = np.nonzero(obs.puck_measured[j:i_end + 1])[0]
+    if not len(measured):
+        return None
+    i0 = j + int(measured[0])
+    t0 = float(obs.t_s[i0])
+    mids = obs.blade_mid_rink_m()
+    if i0 == j and j > 0 and obs.puck_measured[j - 1]:
+        # The turn into the flight lies between two measured frames: a seen contact.
+        xy, t_c, sig_t = contact_point(obs, i0)
+        at = int(np.clip(round((t_c - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 1))
+        d = np.linalg.norm(mids[:, at] - xy, axis=1)
+        reach = TOUCH_REACH_M + K_SIGMA * float(obs.sigma_smoothed_m[at])
+        near = [int(k) for k in np.nonzero(np.isfinite(d) & (d <= reach))[0]]
+        return Release(i0, t_c - sig_t, t_c + sig_t, xy - v * sig_t, xy + v * sig_t, near, True, i0 - 1, False)
+    before = np.nonzero(obs.puck_measured[:i0])[0]
+    i_lo = int(before[-1]) if len(before) else 0
+    open_before = not len(before)
+    # The backward path on each frame from i_lo to i0; off the ice it stops.
+    idx = np.arange(i_lo, i0 + 1)
+    path = p[i0] + np.outer(obs.t_s[idx] - t0, v)
+    off = (np.abs(path[:, 0]) > half_length_m) | (np.abs(path[:, 1]) > half_width_m)
+    if off.any():
+        k_off = int(np.nonzero(off)[0][-1]) + 1
+        idx, path, open_before = idx[k_off:], path[k_off:], True
+    d = np.linalg.norm(mids[:, idx] - path[None], axis=2)  # (P, n)
+    within = np.isfinite(d) & (d <= TOUCH_REACH_M + K_SIGMA * float(obs.sigma_smoothed_m[i0]))
+    players = [int(k) for k in np.nonzero(within.any(axis=1))[0]]
+    if players:
+        cols = np.nonzero(within[players].any(axis=0))[0]
+        a, b = max(int(cols[0]) - 1, 0), min(int(cols[-1]) + 1, len(idx) - 1)  # sub-frame: the next frames out
+        open_before = False
+    else:
+        a, b = 0, len(idx) - 1
+    t_lo, t_hi = float(obs.t_s[idx[a]]), float(obs.t_s[idx[b]])
+    return Release(i0, t_lo, t_hi, path[a].copy(), path[b].copy(), players, False,
+                   int(before[-1]) if len(before) else None, open_before)
 
 
 # ---- polygon depth (217, 907 a4, sponge 1 n) -----------------------------------

@@ -36,13 +36,16 @@ detected before the contact); the 905 d exceptions are not applied there
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import shapely
+from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, SLEDGE_MAX_SPEED_MPS, contact_point, controller_at, interp_at, make_event, measured_near, moves_with,
-    point_depth, team_players, tri, up_crossings,
+    K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at,
+    make_event, measured_near, moves_with, point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -186,18 +189,68 @@ def detect_icings(ctx: RuleContext, goals: list[dict[str, Any]], score_at) -> li
     return out
 
 
-def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
+@dataclass
+class _Contact:
+    """The shot's point of last contact (905 a), as far as the footage shows it.
+
+    Attributes:
+        shooter: player index, or None when no tracked player could have shot it.
+        t_lo_s, t_hi_s: the contact instant lies in this interval, s (equal for a recorded touch).
+        xy_lo_rink_m, xy_hi_rink_m: (2,) puck centre at those instants, m.
+        sigma_m: 1-sigma of the contact point along x, m (measurement, not the interval).
+        frame_lo, frame_hi: frame indices of the interval's ends.
+        deflected: an opponent deflected the puck after the contact (905 d3; None: may have).
+        faceoff: 905 d4 proxy at the contact (True / False / None undecided).
+        open_before: an earlier contact than ``t_lo_s`` cannot be excluded.
+        team_known: the shooter's team is certain (a recorded touch, or only his
+            team's players could reach the puck's path).
+        evidence: what the event reports about the contact.
+    """
+
+    shooter: int | None
+    t_lo_s: float
+    t_hi_s: float
+    xy_lo_rink_m: np.ndarray
+    xy_hi_rink_m: np.ndarray
+    sigma_m: float
+    frame_lo: int
+    frame_hi: int
+    deflected: bool | None
+    faceoff: bool | None
+    open_before: bool = False
+    team_known: bool = True
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def _recorded_contact(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | None,
+                      names: set[str]) -> _Contact | str | None:
+    """The contact from the shooting team's last recorded touch before crossing ``c``.
+
+    ``rel`` is the flight that crosses the goal line (``flight_release``) and ``names``
+    the profile's icing exceptions.
+
+    Returns:
+        The contact; "controlled" when the defending team controlled the puck after
+        it; None when no touch of ``sh`` is recorded during the puck's last flight.
+    """
     obs = ctx.obs
-    r = ctx.puck_radius_m
-    i_x = c.i + 1
-    if controller_at(obs, c.i) is not None:
-        return None  # carried over the goal line, not shot
     tf = obs.touch_frames()
     mine = [f for f in tf if f <= c.i and obs.player_team[int(obs.touch_player[f])] == sh]
     if not mine:
         return None
     f = int(mine[-1])
     k_sh = int(obs.touch_player[f])
+    ev: dict[str, Any] = {}
+    opponent_in_reach = False
+    if rel is not None and not rel.seen and f < rel.i0 - 2 and not np.any((tf >= rel.i0 - 2) & (tf <= c.i)):
+        # The puck was unseen between this touch and its last flight: whoever could
+        # reach the flight's backward path may have played it since.
+        teams = {str(obs.player_team[k]) for k in rel.players}
+        if sh in teams:
+            return None  # a shooter of this team later: the flight tells the contact
+        if teams:
+            opponent_in_reach = True  # an opponent (or a player of unknown team): 905 d3 undecided
+            ev["opponent_in_reach_of_flight"] = [obs.player_ids[k] for k in rel.players]
     # The shot itself may be on a dropped frame: if the puck still moved with the
     # shooter after his last recorded touch, the contact is his last controlled frame.
     released = f
@@ -206,15 +259,12 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
             released = j
         elif j - released > 3:
             break
-    contact_from_release = released > f + 1
-    if contact_from_release:
-        f_touch = released
-    else:
-        f_touch = f
     deflected, controlled = _opponent_touches(obs, f, c.i + 1, dfn)
     if controlled:
-        return None  # the defending team played it: not this team's icing
-    f = f_touch
+        return "controlled"
+    if released > f + 1:
+        f = released
+        ev["contact"] = "release: the puck moved with the shooter after his last recorded touch"
     xy, t_c, sig_tc = contact_point(obs, f)
     if not np.isfinite(xy).all():
         return None
@@ -222,22 +272,99 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
     v_after = (obs.puck_xy_rink_m[j] - obs.puck_xy_rink_m[min(f + 1, j)]) * obs.fps
     v_x = abs(float(v_after[0])) if np.isfinite(v_after).all() else 0.0
     sig = float(np.hypot(obs.sigma_smoothed_m[f], v_x * sig_tc))
-    margin = ctx.centre_half_width_m + r - end * float(xy[0])
+    ev.update({"contact_frame": int(obs.frame[f]), "timing_bound_m": v_x * obs.dt_s / 2})
+    fo = _faceoff(ctx, f) if "faceoff" in names else False
+    return _Contact(k_sh, t_c, t_c, xy, xy, sig, f, f, True if deflected else None if opponent_in_reach else False,
+                    fo, evidence=ev)
+
+
+def _flight(ctx: RuleContext, c) -> Release | None:
+    spec = ctx.rink.spec
+    r = ctx.puck_radius_m
+    return flight_release(ctx.obs, c.i, spec.length_m / 2 - r, spec.width_m / 2 - r)
+
+
+def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Contact | None:
+    """The contact from the flight alone, when no touch of the shot was recorded.
+
+    The puck was shot out of sight (under the shooter's body, or before the camera
+    saw it): the contact lies on the flight's backward path (``flight_release``).
+    The shooter is the one tracked player who could reach that path; with players
+    of both teams in reach the team is unknown, with none the shooter is unseen.
+    """
+    obs = ctx.obs
+    if rel is None:
+        return None
+    after = [f for f in obs.touch_frames() if rel.i0 - 2 <= f <= c.i]
+    if after:
+        return None  # a recorded touch during the flight: it is the contact or a deflection
+    teams = {str(obs.player_team[k]) for k in rel.players}
+    shooter = rel.players[0] if teams == {sh} and len(rel.players) == 1 else None
+    f_lo, f_hi = (int(np.clip(round((t - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 1))
+                  for t in (rel.t_lo_s, rel.t_hi_s))
+    # 905 d4: a puck iced from a face-off is shot from the spot; a contact interval
+    # away from every spot rules it out whatever happened unseen.
+    spot_m = float(np.min(shapely.distance(shapely.points(ctx.faceoff_spots_xy),
+                                           LineString([rel.xy_lo_rink_m, rel.xy_hi_rink_m])), initial=np.inf))
+    if spot_m > FACEOFF_SPOT_RADIUS_M + K_SIGMA * float(obs.sigma_smoothed_m[rel.i0]):
+        fo = False
+    elif rel.seen:
+        fo = _faceoff(ctx, rel.i0)
+    elif rel.i_seen is not None and not rel.open_before:
+        # Last seen on a spot at rest: the shot may or may not be the first touch since.
+        fo = None if _faceoff(ctx, rel.i_seen + 1) is not False else False
+    else:
+        fo = None
+    ev: dict[str, Any] = {
+        "contact": ("release seen: the puck turned into its flight between two measured frames" if rel.seen else
+                    "release unseen: on the flight's backward path, where a tracked player could reach it"
+                    if rel.players else "release unseen, shooter unseen: on the flight's backward path"),
+        "shooter_candidates": [obs.player_ids[k] for k in rel.players]}
+    sig = float(obs.sigma_smoothed_m[rel.i0])
+    return _Contact(shooter, rel.t_lo_s, rel.t_hi_s, rel.xy_lo_rink_m, rel.xy_hi_rink_m, sig, f_lo, f_hi,
+                    False, fo, open_before=rel.open_before, team_known=teams == {sh}, evidence=ev)
+
+
+def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
+    obs = ctx.obs
+    r = ctx.puck_radius_m
+    if controller_at(obs, c.i) is not None:
+        return None  # carried over the goal line, not shot
+    rel = _flight(ctx, c)
+    con = _recorded_contact(ctx, sh, dfn, c, rel, names)
+    if con is None:
+        con = _release_contact(ctx, sh, c, rel)
+    if con is None or con == "controlled":
+        return None  # no shot by this team, or the defending team played it
+    # 905 a: the contact lies in [t_lo, t_hi]; earlier is deeper in the shooter's half.
+    # A decisive call must hold at both ends: sigma grows by the half-interval / K.
+    m_lo = ctx.centre_half_width_m + r - end * float(con.xy_lo_rink_m[0])
+    m_hi = ctx.centre_half_width_m + r - end * float(con.xy_hi_rink_m[0])
+    margin = 0.5 * (m_lo + m_hi)
+    sig = con.sigma_m + 0.5 * abs(m_lo - m_hi) / K_SIGMA
     if margin < -K_SIGMA * sig:
         return None  # played from the attacking half: no icing situation
-    k = int(obs.touch_player[f])
-    ev: dict[str, Any] = {"shooter": obs.player_ids[k], "t_contact": t_c, "contact_xy_rink_m": xy,
-                          "contact_frame": int(obs.frame[f]),
-                          "frame_interval": [int(obs.frame[c.i]), int(obs.frame[c.i + 1])],
-                          "decisive_frame": int(obs.frame[f]),
-                          "puck_xy_at_goal_line_rink_m": interp_at(obs.puck_xy_rink_m, c),
-                          "timing_bound_m": v_x * obs.dt_s / 2}
+    t_c = con.t_hi_s
+    ev: dict[str, Any] = {
+        "shooter": None if con.shooter is None else obs.player_ids[con.shooter],
+        "t_contact": 0.5 * (con.t_lo_s + con.t_hi_s),
+        "contact_xy_rink_m": 0.5 * (con.xy_lo_rink_m + con.xy_hi_rink_m),
+        "contact_frame": int(obs.frame[con.frame_hi]),
+        "frame_interval": [int(obs.frame[c.i]), int(obs.frame[c.i + 1])],
+        "decisive_frame": int(obs.frame[con.frame_hi]),
+        "puck_xy_at_goal_line_rink_m": interp_at(obs.puck_xy_rink_m, c), **con.evidence}
+    if con.t_hi_s > con.t_lo_s:
+        ev["contact_interval_s"] = [con.t_lo_s, con.t_hi_s]
+        ev["contact_interval_xy_rink_m"] = [con.xy_lo_rink_m, con.xy_hi_rink_m]
+    if con.open_before:
+        ev["contact_open_before"] = True
     if obs.touch_inferred:
         ev["touches"] = "inferred from puck motion"
-    if contact_from_release:
-        ev["contact"] = "release: the puck moved with the shooter after his last recorded touch"
     if not measured_near(obs, c.i):
         ev["reason"] = "puck not measured (or its track jumps) at the goal line"
+        return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
+    if not con.team_known and con.evidence.get("shooter_candidates"):
+        ev["reason"] = "players of both teams (or of unknown team) could have shot it"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
     applies: list[str] = []
     undecided: list[str] = []
@@ -264,32 +391,29 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
         if ex is not None and abs(lead_home) >= int(ex.min_lead_goals or 3):
             applies.append("lead")
     else:
-        if "shorthanded" in names and icing.requires_equal_or_superior_strength and \
-                ctx.game.is_shorthanded(sh, t_c):
-            applies.append("shorthanded")
-        if "touched_by_opponent" in names and deflected:
-            applies.append("touched_by_opponent")
+        if "shorthanded" in names and icing.requires_equal_or_superior_strength:
+            _sort(_over_contact(con, obs, lambda t: ctx.game.is_shorthanded(sh, t)),
+                  "shorthanded", applies, undecided)
+        if "touched_by_opponent" in names:
+            _sort(con.deflected, "touched_by_opponent", applies, undecided)
         if "faceoff" in names:
-            fo = _faceoff(ctx, f)
-            if fo:
-                applies.append("faceoff")
-            elif fo is None:
-                undecided.append("faceoff")
+            _sort(con.faceoff, "faceoff", applies, undecided)
         if "opponent_could_play" in names:
-            d5, slack, who = _d5(ctx, f, t_c, c.i + 1, c.t_s, dfn)
+            d5, slack, who = _d5(ctx, con.frame_hi, t_c, c.i + 1, c.t_s, dfn)
+            if d5 is False and (con.t_lo_s < t_c or con.open_before):
+                # An earlier contact gives opponents longer to reach the path.
+                d5_lo, slack, who = _d5(ctx, con.frame_lo, con.t_lo_s, c.i + 1, c.t_s, dfn)
+                d5 = None if (d5_lo is not False or con.open_before) else False
             checks["d5_slack_m"] = slack
             checks["d5_player"] = who
-            if d5:
-                applies.append("opponent_could_play")
-            elif d5 is None:
-                undecided.append("opponent_could_play")
+            _sort(d5, "opponent_could_play", applies, undecided)
         if "goalkeeper_moved" in names:
-            d6, slack6 = _d6(ctx, f, c.i + 1, dfn, -ctx.attack[dfn])
+            d6, slack6 = _d6(ctx, con.frame_hi, c.i + 1, dfn, -ctx.attack[dfn])
+            if d6 is False and (con.t_lo_s < t_c or con.open_before):
+                d6_lo, slack6 = _d6(ctx, con.frame_lo, c.i + 1, dfn, -ctx.attack[dfn])
+                d6 = None if (d6_lo is not False or con.open_before) else False
             checks["d6_slack"] = slack6
-            if d6:
-                applies.append("goalkeeper_moved")
-            elif d6 is None:
-                undecided.append("goalkeeper_moved")
+            _sort(d6, "goalkeeper_moved", applies, undecided)
     ev["checks"] = checks
     rule_of = {e.name: e.rule for e in icing.exceptions}
     own = margin >= K_SIGMA * sig
@@ -297,9 +421,26 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
         ev["exception"], ev["exceptions"] = applies[0], applies
         rule = rule_of.get(applies[0], "Westridge 1 b" if sponge else "905 d")
         return make_event(obs, "icing", c.t_s, sh, "waved_off", margin, sig, rule, ev, conf=1.0 if own else None)
+    if not con.team_known:
+        undecided.append("shooter")  # an unseen shooter may be an opponent: never a decisive icing
     if undecided or not own:
         ev["undecided"] = undecided + ([] if own else ["own_half"])
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig,
                           "Westridge 1 b" if sponge else "905 b", ev)
     return make_event(obs, "icing", c.t_s, sh, "icing", margin, sig,
                       "Westridge 1 b" if sponge else "905 b", ev)
+
+
+def _sort(decided: bool | None, name: str, applies: list[str], undecided: list[str]) -> None:
+    """File exception ``name`` under ``applies`` (True) or ``undecided`` (None)."""
+    if decided:
+        applies.append(name)
+    elif decided is None:
+        undecided.append(name)
+
+
+def _over_contact(con: _Contact, obs, holds) -> bool | None:
+    """Whether ``holds(t)`` is true at every frame of the contact interval (None: at some)."""
+    ts = [con.t_lo_s, *obs.t_s[con.frame_lo:con.frame_hi + 1], con.t_hi_s]
+    values = {bool(holds(float(t))) for t in ts}
+    return values.pop() if len(values) == 1 else None

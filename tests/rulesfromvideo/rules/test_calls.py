@@ -127,6 +127,55 @@ def test_905_d6_goalkeeper_moves_to_the_puck():
     assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "goalkeeper_moved"
 
 
+def unseen_release_clip(x0=-10.0, shown_from_s=0.8, **game):
+    """Home 1 shoots from (x0, 5) at t = 0.5 s, the puck hidden until ``shown_from_s``; no touch recorded."""
+    c = goalie(icing_clip(x0=x0, **game))
+    base = c.puck
+    c.puck = lambda t: base(t) if t >= shown_from_s else None
+    c.touches = {}
+    return c
+
+
+def test_905_a_contact_of_an_unseen_shot_is_bounded_by_the_shooters_reach():
+    """905 a: the point of last contact of a shot out of sight lies on the flight's backward
+    path where the shooter's stick could reach it; all of it in his own half -> icing."""
+    e = icing_event(unseen_release_clip())
+    assert e["verdict"] == "icing" and e["team"] == "home" and e["evidence"]["shooter"] == 1
+    (x_lo, _), (x_hi, _) = e["evidence"]["contact_interval_xy_rink_m"]
+    # seat at x = -11: the path is within 1.8 m for x in [-12.8, -9.2], one frame out each side
+    assert x_lo == pytest.approx(-20.0 + 2 * 10 / 3, abs=0.02) and x_hi == pytest.approx(-20.0 + 2 * 17 / 3, abs=0.02)
+    assert e["margin_m"] == pytest.approx(0.15 + R - 0.5 * (x_lo + x_hi), abs=1e-3)
+
+
+def test_905_a_unseen_contact_straddling_the_centre_line_is_inconclusive():
+    """905 a + 206: a reach interval on both sides of the centre line cannot decide the half."""
+    c = unseen_release_clip(x0=0.5, shown_from_s=0.7)
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "own_half" in e["evidence"]["undecided"]
+
+
+def test_905_unseen_shot_with_an_opponent_in_reach_is_inconclusive():
+    """905 b: icing is the shooting team's; if an opponent could have played the puck last, it is undecided."""
+    c = unseen_release_clip()
+    c.player(22, "away", still(-12.5, 6.0))
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "both teams" in e["evidence"]["reason"]
+
+
+def test_905_unseen_shooter_is_never_icing_but_d2_still_waves_it_off():
+    """No tracked player near the flight's path: the shooter may be an opponent, so no decisive
+    icing; 905 d2 (shorthanded over the whole contact interval) still waves it off."""
+    c = unseen_release_clip()
+    c.players = [p for p in c.players if p[0] != 1]
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "shooter" in e["evidence"]["undecided"]
+    c.game["strength"] = [{"t": 0.0, "home": 4, "away": 5}]
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "shorthanded"
+    assert e["evidence"]["shooter"] is None and "shooter unseen" in e["evidence"]["contact"]
+    assert e["evidence"]["contact_interval_s"][0] == pytest.approx(0.0)  # back to the clip's start
+
+
 SPONGE = [
     # (clause, game fields, expected verdict or None for no event, exception)
     ("1 b: icing will be called in the final minute of the second half",

@@ -1,0 +1,74 @@
+"""rules/common.flight_release: the start of a shot's flight, against hand-computed geometry (905 a)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rulesfromvideo.observations import TOUCH_REACH_M, Observations
+from rulesfromvideo.rules.common import flight_release
+
+sys.path.insert(0, str(Path(__file__).parent))
+from rules_clip import FPS, Clip, still  # noqa: E402
+
+HALF_L, HALF_W = 30.0 - 0.0381, 15.0 - 0.0381
+
+
+def _obs(c: Clip) -> Observations:
+    return Observations.from_records(c.records(), fps=FPS, detection_sigma_m=0.002,
+                                     calibration_sigma_m=0.0, infer_touches=False)
+
+
+def _shot(shown_from_s: float, v=(20.0, 0.0), start=(-10.0, 5.0)) -> Clip:
+    """A puck at rest at ``start`` until 0.5 s, then sliding at ``v``; unseen before ``shown_from_s``."""
+    c = Clip(1.5)
+
+    def puck(t):
+        if t < shown_from_s:
+            return None
+        return tuple(np.add(start, np.multiply(v, max(t - 0.5, 0.0))))
+    c.puck = puck
+    return c
+
+
+def test_seen_turn_into_the_flight_is_the_contact():
+    c = _shot(0.0)
+    c.player(1, "home", still(-11.0, 5.0)).player(2, "away", still(-20.0, -8.0))
+    obs = _obs(c)
+    rel = flight_release(obs, 40, HALF_L, HALF_W)
+    assert rel.seen and rel.players == [0]
+    assert 14 / FPS <= rel.t_lo_s <= 0.5 <= rel.t_hi_s <= 16 / FPS
+    assert np.allclose(0.5 * (rel.xy_lo_rink_m + rel.xy_hi_rink_m), (-10.0, 5.0), atol=0.05)
+
+
+def test_unseen_start_is_bounded_by_the_shooters_reach():
+    c = _shot(0.8)
+    c.player(1, "home", still(-11.0, 5.0)).player(2, "away", still(-20.0, -8.0))
+    rel = flight_release(_obs(c), 40, HALF_L, HALF_W)
+    assert not rel.seen and rel.players == [0] and rel.i_seen is None and not rel.open_before
+    # path x(j) = -20 + 2 j / 3 at frame j; |x + 11| <= 1.8 for j = 11..16; one frame out each side
+    reach = TOUCH_REACH_M
+    frames = [j for j in range(24) if abs(-20 + 2 * j / 3 + 11) <= reach + 0.01]
+    assert frames == list(range(11, 17))
+    assert rel.t_lo_s == pytest.approx(10 / FPS) and rel.t_hi_s == pytest.approx(17 / FPS)
+    assert rel.xy_lo_rink_m[0] == pytest.approx(-20 + 20 / 3, abs=1e-3)
+
+
+def test_unseen_start_with_nobody_in_reach_runs_back_to_the_boards():
+    c = _shot(0.8, v=(10.0, 10.0), start=(-5.0, 5.0))
+    c.player(2, "away", still(-20.0, -8.0))
+    rel = flight_release(_obs(c), 30, HALF_L, HALF_W)
+    assert rel.players == [] and rel.open_before
+    # backwards from (-2, 8) at t = 0.8 the path meets y = -14.96 after 2.3 s: before the clip's
+    # start, so it runs back to frame 0, where the puck would have been at (-10, 0)
+    assert rel.t_lo_s == pytest.approx(0.0) and np.allclose(rel.xy_lo_rink_m, (-10.0, 0.0), atol=1e-6)
+    c2 = _shot(0.8, v=(10.0, 30.0), start=(-5.0, -5.0))
+    rel2 = flight_release(_obs(c2), 30, HALF_L, HALF_W)
+    # (-2, 4) at 0.8 s going back at 30 m/s across: y = -14.96 at 0.8 - 18.96 / 30 = 0.168 s;
+    # the first frame on the ice after that is frame 6 (0.2 s)
+    assert rel2.open_before and rel2.t_lo_s == pytest.approx(6 / FPS)
+
+
+def test_a_dribble_is_not_a_flight():
+    c = _shot(0.0, v=(1.0, 0.0))
+    assert flight_release(_obs(c), 40, HALF_L, HALF_W) is None
