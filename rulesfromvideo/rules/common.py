@@ -445,12 +445,14 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
         near = [int(k) for k in np.nonzero(np.isfinite(d) & (d <= reach))[0]]
         return Release(i0, t_c - sig_t, t_c + sig_t, xy - v * sig_t, xy + v * sig_t, near, True, i0 - 1, False)
     before = np.nonzero(obs.puck_measured[:i0])[0]
-    i_lo = int(before[-1]) if len(before) else 0
-    open_before = not len(before)
-    # The backward path on each frame from i_lo to i0; off the ice it stops.
-    idx = np.arange(i_lo, i0 + 1)
+    i_seen = int(before[-1]) if len(before) else None
+    open_before = i_seen is None
+    # The backward path on each frame from the last sighting to i0; off the ice it stops
+    # (the flight's own first point stays, even if measured just beyond the boards).
+    idx = np.arange(0 if i_seen is None else i_seen, i0 + 1)
     path = p[i0] + np.outer(obs.t_s[idx] - t0, v)
     off = (np.abs(path[:, 0]) > half_length_m) | (np.abs(path[:, 1]) > half_width_m)
+    off[-1] = False
     if off.any():
         k_off = int(np.nonzero(off)[0][-1]) + 1
         idx, path, open_before = idx[k_off:], path[k_off:], True
@@ -464,8 +466,7 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
     else:
         a, b = 0, len(idx) - 1
     t_lo, t_hi = float(obs.t_s[idx[a]]), float(obs.t_s[idx[b]])
-    return Release(i0, t_lo, t_hi, path[a].copy(), path[b].copy(), players, False,
-                   int(before[-1]) if len(before) else None, open_before)
+    return Release(i0, t_lo, t_hi, path[a].copy(), path[b].copy(), players, False, i_seen, open_before)
 
 
 # ---- polygon depth (217, 907 a4, sponge 1 n) -----------------------------------

@@ -242,7 +242,7 @@ def _recorded_contact(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | Non
     k_sh = int(obs.touch_player[f])
     ev: dict[str, Any] = {}
     opponent_in_reach = False
-    if rel is not None and not rel.seen and f < rel.i0 - 2 and not np.any((tf >= rel.i0 - 2) & (tf <= c.i)):
+    if rel is not None and not rel.seen and f < rel.i0 - 2 and not _touched_in_flight(obs, rel, c):
         # The puck was unseen between this touch and its last flight: whoever could
         # reach the flight's backward path may have played it since.
         teams = {str(obs.player_team[k]) for k in rel.players}
@@ -284,6 +284,12 @@ def _flight(ctx: RuleContext, c) -> Release | None:
     return flight_release(ctx.obs, c.i, spec.length_m / 2 - r, spec.width_m / 2 - r)
 
 
+def _touched_in_flight(obs, rel: Release, c) -> bool:
+    """Whether a touch is recorded on the flight (from two frames before its start to the crossing)."""
+    tf = obs.touch_frames()
+    return bool(np.any((tf >= rel.i0 - 2) & (tf <= c.i)))
+
+
 def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Contact | None:
     """The contact from the flight alone, when no touch of the shot was recorded.
 
@@ -295,8 +301,7 @@ def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Cont
     obs = ctx.obs
     if rel is None:
         return None
-    after = [f for f in obs.touch_frames() if rel.i0 - 2 <= f <= c.i]
-    if after:
+    if _touched_in_flight(obs, rel, c):
         return None  # a recorded touch during the flight: it is the contact or a deflection
     teams = {str(obs.player_team[k]) for k in rel.players}
     shooter = rel.players[0] if teams == {sh} and len(rel.players) == 1 else None

@@ -69,6 +69,14 @@ def test_unseen_start_with_nobody_in_reach_runs_back_to_the_boards():
     assert rel2.open_before and rel2.t_lo_s == pytest.approx(6 / FPS)
 
 
+def test_a_flight_first_seen_beyond_the_boards_is_its_own_bound():
+    """Calibration error can place the first sighting a little outside the ice: no crash, no path."""
+    c = _shot(0.8, v=(20.0, 0.0), start=(-10.0, 15.2))  # along the boards, 0.24 m past them
+    rel = flight_release(_obs(c), 26, HALF_L, HALF_W)
+    assert rel is not None and rel.open_before and rel.players == []
+    assert rel.t_lo_s == rel.t_hi_s == pytest.approx(24 / FPS)
+
+
 def test_a_dribble_is_not_a_flight():
     c = _shot(0.0, v=(1.0, 0.0))
     assert flight_release(_obs(c), 40, HALF_L, HALF_W) is None
