@@ -75,6 +75,9 @@ class Observations:
         sigma_m: (F,) 1-sigma position error of a raw tracked point, m.
         sigma_smoothed_m: (F,) 1-sigma error after smoothing (= sigma_m when not smoothed).
         noise_estimate_m: noise seen in the tracks (robust, m).
+        blade_sigma_m: 1-sigma of a blade point beyond ``sigma_m``: the source's own
+            blade model error (a camera places a sledge's blades from its silhouette), m;
+            0 for sources that measure blades as well as the puck.
         smoothed: whether positions were smoothed.
     """
 
@@ -95,6 +98,7 @@ class Observations:
     sigma_smoothed_m: np.ndarray | None = None
     noise_estimate_m: float = 0.0
     smoothed: bool = False
+    blade_sigma_m: float = 0.0
 
     # ---- derived ------------------------------------------------------------
 
@@ -168,7 +172,7 @@ class Observations:
                      calibration_sigma_m: float = CALIBRATION_SIGMA_AT_Q1_M,
                      quality_by_frame: dict[int, float] | None = None,
                      max_gap_s: float = MAX_GAP_S, infer_touches: bool | None = None,
-                     smooth: bool | None = None) -> Observations:
+                     smooth: bool | None = None, blade_sigma_m: float = 0.0) -> Observations:
         """Build observations from ``tracks.jsonl``-shaped dicts.
 
         Args:
@@ -183,6 +187,7 @@ class Observations:
             infer_touches: force (True) or forbid (False) touch inference; by
                 default touches are inferred when no record carries ``touch``.
             smooth: force smoothing on/off; default: on when the noise > 5 mm.
+            blade_sigma_m: the source's blade model error, m (attribute of the same name).
 
         Raises:
             ValueError: no records, non-increasing times, or an unknown team.
@@ -266,7 +271,7 @@ class Observations:
                   puck_measured=measured, touch_player=touch, touch_inferred=False,
                   player_ids=ids, player_team=np.array(team, dtype="<U4"),
                   player_role=np.array(role, dtype="<U10"), blades_rink_m=blades,
-                  footprints_rink_m=feet)
+                  footprints_rink_m=feet, blade_sigma_m=float(blade_sigma_m))
         noise = _estimate_noise(obs)
         obs.noise_estimate_m = noise
         gap_sigma = _fill_puck_gaps(obs, max_gap, noise)

@@ -190,10 +190,12 @@ def _obs_dict(obs) -> dict:
 def _run_rules(tracks_path: Path, game, rink) -> list[dict]:
     from rulesfromvideo.observations import Observations
     from rulesfromvideo.rules.engine import run_rules
+    from vision.tracking import BLADE_SIGMA_M
 
     if tracks_path.stat().st_size == 0:
         return []
-    obs = Observations.from_tracks_jsonl(tracks_path)
+    # The tracks are our vision's: its blades carry its measured blade model error.
+    obs = Observations.from_tracks_jsonl(tracks_path, blade_sigma_m=BLADE_SIGMA_M)
     return run_rules(obs, game, rink)
 
 

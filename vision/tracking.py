@@ -75,6 +75,11 @@ BLADE_HALF_GAP_M = 0.125
 # blades sit under the body whatever way the sledge points). Negative: the blob's bottom lies
 # slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
 SEAT_BEYOND_CONTACT_M = -0.10
+# 1-sigma of a reported blade point, metres, for the rules (``Observations.blade_sigma_m``): the
+# ±0.14 m above along the view, and more where the view runs along the rink: on the 720p suite
+# (docs/end-to-end.md) the median 2-D blade error is 14 cm on blue-line and broadcast cameras and
+# 29 cm on goal cameras, i.e. about 0.25 m per axis there (median ≈ 1.18 σ).
+BLADE_SIGMA_M = 0.25
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).

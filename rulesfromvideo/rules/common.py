@@ -221,6 +221,11 @@ def velocity_at(a: np.ndarray, obs: Observations, i: int) -> np.ndarray:
     return (a[j] - a[i]) * obs.fps
 
 
+def blade_sigma(obs: Observations, i: int) -> float:
+    """1-sigma of a blade point on frame ``i``, m: the tracks' noise and the source's blade model error."""
+    return float(np.hypot(obs.sigma_smoothed_m[i], obs.blade_sigma_m))
+
+
 def team_players(obs: Observations, team: str, skaters_only: bool = False) -> list[int]:
     return [k for k in range(len(obs.player_ids)) if obs.player_team[k] == team
             and (not skaters_only or obs.player_role[k] != "goalkeeper")]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, controller_at, footprint_depth, last_touch_before, make_event, point_depth,
+    K_SIGMA, blade_sigma, controller_at, footprint_depth, last_touch_before, make_event, point_depth,
     team_players,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -86,7 +86,9 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         v = float(np.nanmax(np.linalg.norm(obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i], axis=1))) \
             * obs.fps if np.isfinite(b).all() else 0.0
         fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
-        sig = float(np.hypot(obs.sigma_smoothed_m[i], v * obs.dt_s / 2))
+        # A source's footprint is measured; an outline or blades carry its blade model error.
+        sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i)
+        sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
         nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
         if fp is not None:
             d, src = footprint_depth(fp, area), "footprint"

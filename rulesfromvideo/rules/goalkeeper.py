@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rulesfromvideo.rules.common import K_SIGMA, make_event
+from rulesfromvideo.rules.common import K_SIGMA, blade_sigma, make_event
 from rulesfromvideo.rules.context import RuleContext
 
 
@@ -36,7 +36,7 @@ def detect_goalkeeper_beyond_centre(ctx: RuleContext) -> list[dict[str, Any]]:
         team = str(obs.player_team[k])
         end = ctx.attack[team]
         b = obs.blades_rink_m[k, f]
-        sig = float(obs.sigma_smoothed_m[f])
+        sig = blade_sigma(obs, f)
         ev: dict[str, Any] = {"player": obs.player_ids[k], "decisive_frame": int(obs.frame[f]),
                               "blades_rink_m": b, "centre_line_half_width_m": half,
                               "penalty": rules.penalty}

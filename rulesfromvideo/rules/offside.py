@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, controller_at, crossing_time_sigma, interp_at,
-    last_touch_before, make_event, measured_near, up_crossings,
+    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at, crossing_time_sigma,
+    interp_at, last_touch_before, make_event, measured_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -101,8 +101,8 @@ def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
         d = end * (b[:, 0] - far)
         j = int(np.argmin(d))
         v_x = end * (b1[j, 0] - b0[j, 0]) * obs.fps
-        sig_pos = float(obs.sigma_smoothed_m[i])
-        sigma = float(np.sqrt(2 * sig_pos ** 2 + (v_x * sig_t) ** 2))
+        sig_pos = float(obs.sigma_smoothed_m[i])  # the puck's, then the blade's
+        sigma = float(np.sqrt(sig_pos ** 2 + blade_sigma(obs, i) ** 2 + (v_x * sig_t) ** 2))
         out[k] = {"depth": float(d[j]), "sigma": sigma,
                   "timing_bound_m": abs(v_x) * obs.dt_s / 2.0, "blades": b}
     return out

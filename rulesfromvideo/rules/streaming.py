@@ -33,15 +33,17 @@ class StreamingRules:
         every_s: how often the rules run, s of video.
         settle_s: an event is published when it is this far inside the window at both ends.
         dedupe_s: the same type and team within this many seconds is the same call.
+        blade_sigma_m: the tracks' blade model error (``Observations.blade_sigma_m``), m.
     """
 
     def __init__(self, game, rink, fps: float, window_s: float = 12.0, every_s: float = 0.5,
-                 settle_s: float = 1.5, dedupe_s: float = 1.0) -> None:
+                 settle_s: float = 1.5, dedupe_s: float = 1.0, blade_sigma_m: float = 0.0) -> None:
         if not window_s > 2 * settle_s:
             raise ValueError(f"window_s ({window_s}) must exceed 2 × settle_s ({settle_s})")
         self.game, self.rink, self.fps = game, rink, float(fps)
         self.window_s, self.settle_s, self.dedupe_s = float(window_s), float(settle_s), float(dedupe_s)
         self.every = max(1, int(round(every_s * self.fps)))
+        self.blade_sigma_m = float(blade_sigma_m)
         self._records: deque[dict] = deque(maxlen=max(2, int(round(window_s * self.fps))))
         self._published: list[dict] = []
         self._since_run = 0
@@ -70,7 +72,8 @@ class StreamingRules:
         if len(recs) < 3:
             return []
         try:
-            events = run_rules(Observations.from_records(recs, fps=self.fps), self.game, self.rink)
+            events = run_rules(Observations.from_records(recs, fps=self.fps, blade_sigma_m=self.blade_sigma_m),
+                               self.game, self.rink)
         except ValueError:
             self.errors += 1  # e.g. records that no rule can read; the next window tries again
             return []

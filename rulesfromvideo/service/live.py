@@ -124,13 +124,13 @@ class PipelineProcessor:
 
     def __init__(self, game, rink, fps: float, camera_profile=None) -> None:
         from calibration.registration import Calibrator
-        from vision.tracking import FrameTracker
+        from vision.tracking import BLADE_SIGMA_M, FrameTracker
 
         self.calibrator = Calibrator(rink, camera_profile=camera_profile, fps=fps)
         # No learned goalkeeper check live: a ~100 ms inference on every 10th frame would
         # break the overlay's per-frame latency; goalkeepers by position only here.
         self.tracker = FrameTracker(rink, game, fps, goalkeeper_detector=None)
-        self.rules = StreamingRules(game, rink, fps)
+        self.rules = StreamingRules(game, rink, fps, blade_sigma_m=BLADE_SIGMA_M)
         self.lines = rink_line_segments(rink)
 
     def __call__(self, frame_bgr: np.ndarray, index: int, t: float) -> dict:

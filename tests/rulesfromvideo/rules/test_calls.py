@@ -284,6 +284,15 @@ def test_907_a4_clear_and_blades_only():
     assert of_type(_crease_clip(still(15.0, 5.0), None).run(), "crease")[0]["verdict"] == "clear"
 
 
+def test_907_a4_blade_model_error_keeps_a_shallow_sled_open():
+    """907 a4: a nominal sled 0.31 m into the crease is occupied on exact blades; on blades placed
+    from a camera silhouette (1-sigma 0.25 m, ``Observations.blade_sigma_m``) it is undecided."""
+    e = of_type(_crease_clip(still(24.0, 1.0), None).run(), "crease")[0]
+    assert e["verdict"] == "occupied" and e["margin_m"] == pytest.approx(0.3147, abs=1e-3)
+    e = of_type(_crease_clip(still(24.0, 1.0), None).run(blade_sigma_m=0.25), "crease")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["sigma_m"] >= 0.25
+
+
 def test_1064_goalkeeper_beyond_centre_red_line():
     """1064: a goalkeeper participating in the play beyond the centre red line; the blades decide."""
     for x, expected in ((1.0, ["penalty"]), (-3.0, [])):

@@ -165,3 +165,13 @@ def test_skater_of_unknown_team_far_behind_the_line_does_not_matter():
     e = of_type(c.run(), "zone_entry")[0]
     assert e["verdict"] == "onside"
     assert "team_unknown_could_be_offside" not in e["evidence"]
+
+
+def test_blade_model_error_keeps_a_narrow_offside_open():
+    """903 b1: blades 18 cm over the line are offside when measured; placed from a camera
+    silhouette (1-sigma 0.25 m, ``Observations.blade_sigma_m``) they cannot decide it."""
+    blades = lambda t: [[9.0, 6.1], [9.1, 5.9]]
+    assert of_type(pass_entry(blades).run(), "zone_entry")[0]["verdict"] == "offside"
+    e = of_type(pass_entry(blades).run(blade_sigma_m=0.25), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
+    assert e["evidence"]["sigma_m"] >= 0.25
