@@ -232,6 +232,10 @@ def test_pipeline_processor_publishes_settled_rule_calls():
     # Perfect calibration and tracks in place of the pixel stages: this checks the rules' wiring.
     proc.calibrator = SimpleNamespace(update=lambda frame, i: SimpleNamespace(rink_from_image=np.eye(3), quality=1.0))
     proc.tracker = SimpleNamespace(update=lambda frame, i, t, calib: recs[i])
+    # The live rules take the vision's blade model error; the truth's blades are exact.
+    from vision.tracking import BLADE_SIGMA_M
+    assert proc.rules.blade_sigma_m == BLADE_SIGMA_M
+    proc.rules.blade_sigma_m = 0.0
     sent = []
     for r in recs:
         msg = proc(None, r["frame"], r["t"])
