@@ -35,6 +35,9 @@ def add_rules_parser(subparsers) -> argparse.ArgumentParser:
                    help="detector's 1-sigma position error, m (default 0.01)")
     p.add_argument("--calibration-sigma-m", type=float, default=None,
                    help="calibration error at quality 1, m (default 0.01; 0 for exact rink coordinates)")
+    p.add_argument("--blade-sigma-m", type=float, default=None,
+                   help="the tracker's blade model error, m (default 0; our vision's tracks: "
+                        "vision.tracking.BLADE_SIGMA_M = 0.25)")
     p.set_defaults(func=cmd_rules)
     return p
 
@@ -97,6 +100,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
         if not args.calibration_sigma_m >= 0:
             return _fail("--calibration-sigma-m must be >= 0")
         kw["calibration_sigma_m"] = args.calibration_sigma_m
+    if args.blade_sigma_m is not None:
+        if not args.blade_sigma_m >= 0:
+            return _fail("--blade-sigma-m must be >= 0")
+        kw["blade_sigma_m"] = args.blade_sigma_m
     try:
         obs = Observations.from_tracks_jsonl(args.tracks, calibration_path=args.calibration, **kw)
     except ValueError as exc:  # SchemaError is a ValueError

@@ -53,6 +53,17 @@ def test_rules_writes_events_json(tmp_path, capsys):
     assert json.loads((out / "extra_events.json").read_text()) == {"events": []}
 
 
+def test_rules_blade_sigma_option(tmp_path, capsys):
+    """Blades 38 cm over the line: offside on exact blades, undecided with a 0.25 m blade model error."""
+    tracks, game = write_clip(tmp_path)
+    out = tmp_path / "out"
+    assert run(["rules", str(tracks), "--game", str(game), "--out", str(out), "--blade-sigma-m", "0.25"]) == 0
+    entry = [e for e in json.loads((out / "events.json").read_text())["events"] if e["type"] == "zone_entry"]
+    assert entry[0]["verdict"] == "inconclusive" and entry[0]["evidence"]["sigma_m"] >= 0.25
+    assert run(["rules", str(tracks), "--game", str(game), "--out", str(out), "--blade-sigma-m", "-1"]) == 2
+    assert "--blade-sigma-m" in capsys.readouterr().err
+
+
 def test_rules_bad_input_exit_2(tmp_path, capsys):
     tracks, game = write_clip(tmp_path)
     assert run(["rules", str(tmp_path / "nope.jsonl"), "--game", str(game), "--out", str(tmp_path)]) == 2
