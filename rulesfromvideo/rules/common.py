@@ -153,6 +153,11 @@ def interp_at(a: np.ndarray, c: Crossing) -> np.ndarray:
     return a[c.i] + c.frac * (a[c.i + 1] - a[c.i])
 
 
+def nearest_frame(obs: Observations, t: float) -> int:
+    """Index of the frame nearest to time ``t`` (clamped to the clip)."""
+    return int(np.clip(round((t - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 1))
+
+
 def interp_time(a: np.ndarray, obs: Observations, t: float) -> np.ndarray:
     """Value of the frame array ``a`` (F, ...) at time ``t`` (linear, clamped)."""
     x = (t - obs.t_s[0]) * obs.fps
@@ -444,7 +449,7 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
     if i0 == j and j > 0 and obs.puck_measured[j - 1]:
         # The turn into the flight lies between two measured frames: a seen contact.
         xy, t_c, sig_t = contact_point(obs, i0)
-        at = int(np.clip(round((t_c - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 1))
+        at = nearest_frame(obs, t_c)
         d = np.linalg.norm(mids[:, at] - xy, axis=1)
         reach = TOUCH_REACH_M + K_SIGMA * float(obs.sigma_smoothed_m[at])
         near = [int(k) for k in np.nonzero(np.isfinite(d) & (d <= reach))[0]]

@@ -45,7 +45,7 @@ from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
     K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at,
-    make_event, measured_near, moves_with, point_depth, team_players, tri, up_crossings,
+    make_event, measured_near, moves_with, nearest_frame, point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -305,8 +305,7 @@ def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Cont
         return None  # a recorded touch during the flight: it is the contact or a deflection
     teams = {str(obs.player_team[k]) for k in rel.players}
     shooter = rel.players[0] if teams == {sh} and len(rel.players) == 1 else None
-    f_lo, f_hi = (int(np.clip(round((t - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 1))
-                  for t in (rel.t_lo_s, rel.t_hi_s))
+    f_lo, f_hi = nearest_frame(obs, rel.t_lo_s), nearest_frame(obs, rel.t_hi_s)
     # 905 d4: a puck iced from a face-off is shot from the spot; a contact interval
     # away from every spot rules it out whatever happened unseen.
     spot_m = float(np.min(shapely.distance(shapely.points(ctx.faceoff_spots_xy),
