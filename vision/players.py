@@ -42,6 +42,9 @@ PLAYER_HEIGHT_M = 1.15
 TORSO_BAND_M = (0.35, 0.85)
 TORSO_HALF_WIDTH_M = 0.22
 SLEDGE_LENGTH_M = 1.1
+# Side of the foreground mask's opening, work px: anything narrower (sticks, a far sledge's
+# legs) is erased from the blob.
+OPENING_PX = 3
 
 
 @dataclass
@@ -94,7 +97,7 @@ class PlayerDetector:
             return _empty(), []
         s = scene.scale
         fg = scene.foreground
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((OPENING_PX, OPENING_PX), np.uint8))
         # Scale at the middle of the ice in view sets the marking-gap kernel.
         ys, xs = np.nonzero(scene.ice_mask[:: 8, :: 8])
         if len(xs) == 0:

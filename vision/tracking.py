@@ -61,7 +61,7 @@ from scipy.optimize import linear_sum_assignment
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
-from vision.players import PlayerDetector
+from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
@@ -75,11 +75,27 @@ BLADE_HALF_GAP_M = 0.125
 # blades sit under the body whatever way the sledge points). Negative: the blob's bottom lies
 # slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
 SEAT_BEYOND_CONTACT_M = -0.10
+# A seated player's legs, from the seat to the feet at the sledge's front (IPC 300 g: the frame
+# is at least 0.8 m long; 303: the feet rest on its foot guard), their width with pads, and the
+# seat's half width (IPC 300 b: the frame is no wider than the seat), metres.
+LEGS_LENGTH_M = 0.8
+LEGS_WIDTH_M = 0.2
+SEAT_HALF_WIDTH_M = 0.19
 # 1-sigma of a reported blade point, metres, for the rules (``Observations.blade_sigma_m``): the
 # ±0.14 m above along the view, and more where the view runs along the rink: on the 720p suite
 # (docs/end-to-end.md) the median 2-D blade error is 14 cm on blue-line and broadcast cameras and
 # 29 cm on goal cameras, i.e. about 0.25 m per axis there (median ≈ 1.18 σ).
 BLADE_SIGMA_M = 0.25
+# Blade error model per view (``blade_covariance_rink``): a pixel part — the silhouette's edges
+# are found to a few pixels (the bottom edge better than the sides), so its ground error grows
+# with the ground distance one pixel spans there — plus a metric part along the view (the seat's
+# depth from its silhouette: legs, shadow, lean) and across it. Fitted on the tuning clips
+# (seeds 101–118, 18 clips, docs/vision.md "Blade error model") so that no more blade errors
+# exceed 3σ in x or y than under the isotropic 0.25 m: 0.1–0.4 % on side cameras, 0 overhead.
+BLADE_PX_SIGMA_U = 5.0
+BLADE_PX_SIGMA_V = 3.0
+BLADE_ALONG_SIGMA_M = 0.30
+BLADE_ACROSS_SIGMA_M = 0.15
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
@@ -287,8 +303,35 @@ class PlayerTracker:
                 and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m)]
 
 
+def legs_reach_towards_camera_m(away_dir: np.ndarray, heading: np.ndarray | None) -> float:
+    """How much nearer the camera than the seat's near edge a sledge's legs end, within the
+    body's image columns (where ``vision.players`` takes the contact), m.
+
+    The legs lie along the frame to the front (IPC 300 g, 303: frame ≥ 0.8 m, feet on the
+    foot guard at its front; the blades under the seat at its rear, 305–306). A sledge
+    heading at angle θ from the camera keeps them within the body's columns (half width
+    ``TORSO_HALF_WIDTH_M``) for ``min(LEGS_LENGTH_M, TORSO_HALF_WIDTH_M / sin θ)`` of their
+    length, which reaches that times cos θ towards the camera, less the seat's own half width.
+
+    Args:
+        away_dir: (2,) unit ground direction from the camera through the player.
+        heading: (2,) unit direction the sledge points (of travel), or None.
+
+    Returns:
+        metres ≥ 0 (0 for a sledge side-on, pointing away, or of unknown heading).
+    """
+    if heading is None:
+        return 0.0
+    cos = -float(np.dot(np.asarray(heading, dtype=np.float64), np.asarray(away_dir, dtype=np.float64)))
+    if cos <= 0.0:
+        return 0.0
+    sin = float(np.sqrt(max(1.0 - cos * cos, 0.0)))
+    along = LEGS_LENGTH_M if sin < 1e-9 else min(LEGS_LENGTH_M, TORSO_HALF_WIDTH_M / sin)
+    return max(0.0, along * cos - SEAT_HALF_WIDTH_M)
+
+
 def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
-                        heading: np.ndarray | None) -> np.ndarray:
+                        heading: np.ndarray | None, legs_seen: bool = False) -> np.ndarray:
     """Blade points from a sledge's ground contact under the body (see module doc).
 
     Args:
@@ -296,19 +339,54 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
             edge (``vision.players``), m.
         away_dir: (2,) unit ground direction from the camera through that point.
         heading: (2,) unit direction of travel, or None.
+        legs_seen: the legs are wide enough in the detector's mask to survive its opening;
+            then a sledge heading towards the camera has its contact at the feet, not the
+            seat (``legs_reach_towards_camera_m``).
 
     Returns:
         (2, 2) blade contact points (left, right of the heading; of the view when the
         heading is unknown), m.
     """
     d = np.asarray(away_dir, dtype=np.float64)
-    seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * SEAT_BEYOND_CONTACT_M
+    beyond = SEAT_BEYOND_CONTACT_M + (legs_reach_towards_camera_m(d, heading) if legs_seen else 0.0)
+    seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * beyond
     if heading is None:
         left = np.array([-d[1], d[0]])
     else:
         h = np.asarray(heading, dtype=np.float64)
         left = np.array([-h[1], h[0]])
     return np.stack([seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left])
+
+
+def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray) -> np.ndarray:
+    """Error covariance of blade points that this module reports, for the rules.
+
+    ``Σ = J diag(BLADE_PX_SIGMA_U², BLADE_PX_SIGMA_V²) Jᵀ + BLADE_ALONG_SIGMA_M² · a aᵀ
+    + BLADE_ACROSS_SIGMA_M² · c cᵀ`` with J = d(rink m)/d(image px) of the ice plane at the
+    point, a the unit ground direction away from the camera and c ⟂ a. A side camera thus
+    knows a blade's x (across its view) better than its y; a goal camera the reverse.
+
+    Args:
+        cam: the frame's camera (``PlaneCamera.from_homography``).
+        xy_rink_m: (N, 2) blade points, m.
+
+    Returns:
+        (N, 2, 2) covariance, m²; NaN rows where the plane's Jacobian is singular there.
+    """
+    xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    J_image_from_rink = cam.jacobian_image_from_rink(xy)
+    out = np.full((len(xy), 2, 2), np.nan)
+    ok = np.abs(np.linalg.det(J_image_from_rink)) > 1e-12
+    if not ok.any():
+        return out
+    J = np.linalg.inv(J_image_from_rink[ok])  # rink m per image px
+    a = cam.away_direction_rink(xy[ok])
+    c = np.stack([-a[:, 1], a[:, 0]], axis=1)
+    px = np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2])
+    out[ok] = (J @ px @ np.swapaxes(J, 1, 2)
+               + BLADE_ALONG_SIGMA_M ** 2 * a[:, :, None] * a[:, None, :]
+               + BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
+    return out
 
 
 # ---------------------------------------------------------------------- puck
@@ -865,6 +943,14 @@ class FrameTracker:
         px = 0.7 + 0.1 * cands.data.get("streak_length_px", np.zeros(len(cands)))
         return np.clip(px / np.maximum(scale, 1e-3), 0.01, 0.5)
 
+    def _legs_seen(self, cam: PlaneCamera | None, contact_xy_rink_m: np.ndarray) -> bool:
+        """Whether a sledge's legs at that spot are wide enough in the detector's work mask to
+        survive its opening (``legs_reach_towards_camera_m``)."""
+        if cam is None:
+            return False
+        px_per_m = float(cam.ground_scale_px_per_m(contact_xy_rink_m[None])[0]) * self.ice_config.scale
+        return LEGS_WIDTH_M * px_per_m >= OPENING_PX
+
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
         for tr in self.players.reported():
@@ -875,7 +961,7 @@ class FrameTracker:
                 away = self._cam.away_direction_rink(contact[None])[0]
             else:
                 away = np.array([0.0, 1.0])  # side camera on the −y side
-            blades = blades_from_contact(contact, away, tr.heading)
+            blades = blades_from_contact(contact, away, tr.heading, self._legs_seen(cam or self._cam, contact))
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):

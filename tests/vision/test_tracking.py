@@ -258,3 +258,54 @@ def test_goalkeeper_by_appearance_gets_the_defending_team(kit, seen_as_goalkeepe
         assert (p["role"], p["team"]) == ("goalkeeper", "away")
     else:
         assert (p["role"], p["team"]) == ("skater", "home")
+
+
+def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
+    """A side camera on the −y side looks along +y: a blade's x is known to its across-view
+    model error plus a few pixels, its y only to the along-view error; a camera at the −x end the
+    reverse. The metric part is exactly along²·a aᵀ + across²·c cᵀ with a the ground direction
+    from the camera's foot to the point (hand-computed here)."""
+    from vision.geometry import PlaneCamera
+    from vision.sim.camera import Camera
+    from vision.tracking import (BLADE_ACROSS_SIGMA_M, BLADE_ALONG_SIGMA_M, BLADE_PX_SIGMA_U,
+                                 BLADE_PX_SIGMA_V, blade_covariance_rink)
+
+    side = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
+    end = Camera.from_look_at([-34.0, 0.0, 6.0], [-22.0, 0.0, 0.0], 50.0, 1280, 720)
+    for cam, pt, foot in ((side, [3.0, 2.0], [0.0, -24.0]), (end, [-24.0, 1.0], [-34.0, 0.0])):
+        pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+        S = blade_covariance_rink(pc, np.array([pt]))[0]
+        np.testing.assert_allclose(S, S.T)
+        assert np.all(np.linalg.eigvalsh(S) > 0)
+        a = np.subtract(pt, foot) / np.linalg.norm(np.subtract(pt, foot))
+        c = np.array([-a[1], a[0]])
+        J = np.linalg.inv(pc.jacobian_image_from_rink(np.array([pt]))[0])
+        metric = S - J @ np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2]) @ J.T
+        np.testing.assert_allclose(metric, BLADE_ALONG_SIGMA_M ** 2 * np.outer(a, a)
+                                   + BLADE_ACROSS_SIGMA_M ** 2 * np.outer(c, c), atol=1e-6)
+    S_side = blade_covariance_rink(PlaneCamera.from_homography(
+        np.linalg.inv(side.H_image_from_rink()), 1280, 720), np.array([[3.0, 2.0]]))[0]
+    S_end = blade_covariance_rink(PlaneCamera.from_homography(
+        np.linalg.inv(end.H_image_from_rink()), 1280, 720), np.array([[-24.0, 1.0]]))[0]
+    assert np.sqrt(S_side[0, 0]) < 0.2 < BLADE_ALONG_SIGMA_M <= np.sqrt(S_side[1, 1])
+    assert np.sqrt(S_end[1, 1]) < 0.2 < BLADE_ALONG_SIGMA_M <= np.sqrt(S_end[0, 0])
+
+
+def test_legs_reach_towards_the_camera_only_for_a_sledge_pointing_at_it():
+    """Hand-computed from the sledge's geometry (IPC 300 g, 303, 305): legs 0.8 m long within
+    the body's columns (half width 0.22 m), less the seat's half width 0.19 m."""
+    from vision.tracking import blades_from_contact, legs_reach_towards_camera_m
+
+    away = np.array([0.0, 1.0])  # the camera looks along +y
+    head = lambda deg: np.array([np.sin(np.radians(deg)), -np.cos(np.radians(deg))])  # deg off "towards"
+    assert legs_reach_towards_camera_m(away, head(0)) == pytest.approx(0.8 - 0.19)
+    assert legs_reach_towards_camera_m(away, head(20)) == pytest.approx(
+        min(0.8, 0.22 / np.sin(np.radians(20))) * np.cos(np.radians(20)) - 0.19)
+    assert legs_reach_towards_camera_m(away, head(60)) == 0.0  # only 0.25 m of leg in the columns
+    assert legs_reach_towards_camera_m(away, head(90)) == 0.0  # side-on
+    assert legs_reach_towards_camera_m(away, head(180)) == 0.0  # pointing away: the seat is nearest
+    assert legs_reach_towards_camera_m(away, None) == 0.0
+    contact = np.array([2.0, 3.0])
+    plain = blades_from_contact(contact, away, head(0))
+    legs = blades_from_contact(contact, away, head(0), legs_seen=True)
+    np.testing.assert_allclose(legs - plain, [[0.0, 0.61], [0.0, 0.61]], atol=1e-9)

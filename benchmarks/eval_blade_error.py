@@ -1,0 +1,120 @@
+"""Blade error of our vision's tracks against simulator truth, per camera and per view direction.
+
+For every truth sledge matched to a predicted player (Hungarian on blade centres, ≤ 1 m, as
+``vision.evaluation``), the blade error is split along the camera's view on the ice (the
+ground direction away from the camera, from the truth homography) and across it, and binned
+by the sledge's heading relative to the camera (``cos`` of the angle between the heading and
+"towards the camera": +1 points at it). Then the error model that the rules get
+(``vision.tracking.blade_covariance_rink``) is checked: the share of x and y errors beyond
+1 and 3 of its sigmas, against an isotropic sigma for comparison.
+
+    .venv/bin/python benchmarks/eval_blade_error.py --pred PRED_ROOT CLIP_DIR [CLIP_DIR ...]
+
+PRED_ROOT holds one ``<name>__clip`` folder per clip (what ``rulesfromvideo batch`` writes for
+``CLIP_DIR/clip.mp4``); a CLIP_DIR is what ``rulesfromvideo synth`` writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+import vision.tracking as T
+from vision.evaluation import _blade_centre, _match, load_tracks, load_truth
+from vision.geometry import PlaneCamera
+
+HEADING_BINS = ((-1.0, -0.7), (-0.7, -0.3), (-0.3, 0.3), (0.3, 0.7), (0.7, 1.01))
+
+
+def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
+    """(camera name, (N, 11) rows, one per blade: error x, y (m); its components along and
+    across the view (m); heading cos; J = d(rink)/d(image) at the predicted point (4,
+    row-major); the away direction (2))."""
+    truth = load_truth(clip)
+    recs = {int(r["frame"]): r for r in load_tracks(pred)}
+    rows = []
+    for fr in truth["frames"]:
+        H = fr.get("H_image_from_rink")
+        rec = recs.get(int(fr["frame"]))
+        if H is None or rec is None:
+            continue
+        cam = PlaneCamera.from_homography(np.linalg.inv(np.asarray(H, float)), truth["width"], truth["height"])
+        tp = [p for p in fr.get("players", []) if p.get("visible", True) and p.get("kind", "sledge") == "sledge"]
+        pp = rec.get("players", [])
+        t_xy = np.array([_blade_centre(p) for p in tp]).reshape(-1, 2)
+        p_xy = np.array([_blade_centre(p) for p in pp]).reshape(-1, 2)
+        for i, j, _ in _match(t_xy, p_xy, 1.0):
+            a = cam.away_direction_rink(t_xy[i][None])[0]
+            c = np.array([-a[1], a[0]])
+            heading = np.nan
+            if tp[i].get("front_skid") is not None:
+                h = np.asarray(tp[i]["front_skid"], float) - t_xy[i]
+                heading = float(-(h / max(np.linalg.norm(h), 1e-9)) @ a)
+            J = np.linalg.inv(cam.jacobian_image_from_rink(p_xy[j][None])[0])
+            tb, pb = np.asarray(tp[i]["blades"], float), np.asarray(pp[j]["blades"], float)
+            if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
+                pb = pb[::-1]
+            for e in pb - tb:
+                rows.append([e[0], e[1], e @ a, e @ c, heading, *J.ravel(), *a])
+    return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 11)
+
+
+def model_sigma_xy(rows: np.ndarray) -> np.ndarray:
+    """(N, 2) σx, σy of the shipped model (``blade_covariance_rink``'s formula) for the rows."""
+    J = rows[:, 5:9].reshape(-1, 2, 2)
+    a = rows[:, 9:11]
+    c = np.stack([-a[:, 1], a[:, 0]], axis=1)
+    px = np.diag([T.BLADE_PX_SIGMA_U ** 2, T.BLADE_PX_SIGMA_V ** 2])
+    S = (J @ px @ np.swapaxes(J, 1, 2) + T.BLADE_ALONG_SIGMA_M ** 2 * a[:, :, None] * a[:, None, :]
+         + T.BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
+    return np.sqrt(np.stack([S[:, 0, 0], S[:, 1, 1]], axis=1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pred", required=True, type=Path)
+    ap.add_argument("--isotropic-m", type=float, default=T.BLADE_SIGMA_M)
+    ap.add_argument("clips", nargs="+", type=Path)
+    args = ap.parse_args()
+    by_cam: dict[str, list[np.ndarray]] = {}
+    print(f"{'clip':40s} {'camera':9s} {'n':>5s}  {'|err| med cm':>12s}  {'nearer-cam bias/MAD cm':>22s}  "
+          f"{'across bias/MAD cm':>18s}")
+    for clip in args.clips:
+        name = clip.name if (args.pred / f"{clip.name}__clip").exists() else None
+        if name is None:
+            print(f"{clip.name:40s} no prediction under {args.pred}")
+            continue
+        cam, R = clip_errors(clip, args.pred / f"{clip.name}__clip")
+        if not len(R):
+            continue
+        by_cam.setdefault(cam, []).append(R)
+        med = lambda v: float(np.median(v)) * 100  # noqa: E731
+        mad = lambda v: float(np.median(np.abs(v - np.median(v)))) * 100  # noqa: E731
+        print(f"{clip.name[:40]:40s} {cam:9s} {len(R):5d}  {med(np.hypot(R[:, 0], R[:, 1])):12.1f}  "
+              f"{med(-R[:, 2]):13.1f}/{mad(R[:, 2]):5.1f}  {med(R[:, 3]):9.1f}/{mad(R[:, 3]):5.1f}")
+    print("\nalong-the-view bias (median, cm; + = nearer the camera than the truth) by heading cos:")
+    for cam, parts in sorted(by_cam.items()):
+        R = np.concatenate(parts)
+        cells = []
+        for lo, hi in HEADING_BINS:
+            m = (R[:, 4] >= lo) & (R[:, 4] < hi)
+            cells.append(f"[{lo:+.1f},{hi:+.1f}) {-np.median(R[m, 2]) * 100:6.1f} (n={m.sum()})" if m.sum() >= 10
+                         else f"[{lo:+.1f},{hi:+.1f})      - (n={m.sum()})")
+        print(f"  {cam:9s} " + "  ".join(cells))
+    print(f"\nerror model vs isotropic {args.isotropic_m:.2f} m: share of |error| beyond 1σ / 3σ, and median σ")
+    for cam, parts in sorted(by_cam.items()):
+        R = np.concatenate(parts)
+        s = model_sigma_xy(R)
+        cells = []
+        for k, ax in enumerate("xy"):
+            z, zi = np.abs(R[:, k]) / s[:, k], np.abs(R[:, k]) / args.isotropic_m
+            cells.append(f"{ax}: model σ {np.median(s[:, k]) * 100:5.1f} cm >1σ {100 * np.mean(z > 1):4.1f}% "
+                         f">3σ {100 * np.mean(z > 3):4.2f}% | iso >1σ {100 * np.mean(zi > 1):4.1f}% "
+                         f">3σ {100 * np.mean(zi > 3):4.2f}%")
+        print(f"  {cam:9s} n={len(R):5d}  " + "   ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
