@@ -78,6 +78,10 @@ class Observations:
         blade_sigma_m: 1-sigma of a blade point beyond ``sigma_m``: the source's own
             blade model error (a camera places a sledge's blades from its silhouette), m;
             0 for sources that measure blades as well as the puck.
+        blade_cov_rink_m2: (P, F, 2, 2) the source's blade model error per player and frame
+            as a covariance in rink metres (m², NaN where unknown), or None. Where known it
+            replaces ``blade_sigma_m``: a camera places a blade far better across its view
+            than along it (``rules.common.blade_sigma``).
         smoothed: whether positions were smoothed.
     """
 
@@ -99,6 +103,7 @@ class Observations:
     noise_estimate_m: float = 0.0
     smoothed: bool = False
     blade_sigma_m: float = 0.0
+    blade_cov_rink_m2: np.ndarray | None = None
 
     # ---- derived ------------------------------------------------------------
 

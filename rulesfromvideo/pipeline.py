@@ -158,7 +158,7 @@ def analyze(
 
     # events.json holds exactly the design's four event types; the other rule
     # outputs (delayed offside, 1064, key 3 s, mercy) go beside it in the same format.
-    events, extra_events = split_contract(_run_rules(tracks_path, game, rink))
+    events, extra_events = split_contract(_run_rules(tracks_path, game, rink, calib_path, (width, height)))
     write_json_atomic(out_dir / "events.json", {"events": events})
     write_json_atomic(out_dir / "extra_events.json", {"events": extra_events})
     _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
@@ -187,16 +187,54 @@ def _obs_dict(obs) -> dict:
     return {"puck": obs.puck, "players": obs.players}
 
 
-def _run_rules(tracks_path: Path, game, rink) -> list[dict]:
+def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
+               image_size: tuple[int, int] | None = None) -> list[dict]:
     from rulesfromvideo.observations import Observations
     from rulesfromvideo.rules.engine import run_rules
     from vision.tracking import BLADE_SIGMA_M
 
     if tracks_path.stat().st_size == 0:
         return []
-    # The tracks are our vision's: its blades carry its measured blade model error.
+    # The tracks are our vision's: its blades carry its measured blade model error, per view
+    # where the frame's camera is known, else isotropic at its along-the-view size.
     obs = Observations.from_tracks_jsonl(tracks_path, blade_sigma_m=BLADE_SIGMA_M)
+    if calib_path is not None and image_size is not None and calib_path.exists():
+        obs.blade_cov_rink_m2 = blade_covariances(obs, calib_path, *image_size)
     return run_rules(obs, game, rink)
+
+
+def blade_covariances(obs, calib_path: Path, width: int, height: int):
+    """Our vision's blade error per player and frame from the frames' cameras.
+
+    Args:
+        obs: ``Observations`` of our vision's tracks.
+        calib_path: the run's ``calibration.jsonl``.
+        width, height: image size, px (the camera's principal point).
+
+    Returns:
+        (P, F, 2, 2) covariance in rink metres (m²), NaN where the frame has no
+        calibration or the player no blades (``vision.tracking.blade_covariance_rink``).
+    """
+    import numpy as np
+
+    from vision.geometry import PlaneCamera
+    from vision.jsonl import read_jsonl
+    from vision.tracking import blade_covariance_rink
+
+    H_by_frame = {int(r["frame"]): r.get("H_rink_from_image") for r in read_jsonl(calib_path)}
+    mid = obs.blade_mid_rink_m()  # (P, F, 2)
+    out = np.full(mid.shape + (2,), np.nan)
+    for i, f in enumerate(obs.frame):
+        H = H_by_frame.get(int(f))
+        ok = np.isfinite(mid[:, i]).all(axis=1)
+        if H is None or not ok.any():
+            continue
+        try:
+            cam = PlaneCamera.from_homography(np.asarray(H, dtype=np.float64), width, height)
+        except (np.linalg.LinAlgError, ValueError):  # a degenerate record: isotropic fallback
+            continue
+        out[ok, i] = blade_covariance_rink(cam, mid[ok, i])
+    return out
 
 
 def _write_run(out_dir, video_path, frames, n_frames, complete, error, t0, seconds=None) -> None:

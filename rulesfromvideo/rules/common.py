@@ -226,9 +226,30 @@ def velocity_at(a: np.ndarray, obs: Observations, i: int) -> np.ndarray:
     return (a[j] - a[i]) * obs.fps
 
 
-def blade_sigma(obs: Observations, i: int) -> float:
-    """1-sigma of a blade point on frame ``i``, m: the tracks' noise and the source's blade model error."""
-    return float(np.hypot(obs.sigma_smoothed_m[i], obs.blade_sigma_m))
+def blade_sigma(obs: Observations, i: int, k: int | None = None,
+                normal: tuple[float, float] | np.ndarray | None = None) -> float:
+    """1-sigma of a blade point on frame ``i``, m: the tracks' noise and the source's blade model error.
+
+    Args:
+        obs: observations.
+        i: frame index.
+        k: player index; with ``obs.blade_cov_rink_m2`` known for him on that frame, the
+            model error is taken from it instead of the isotropic ``obs.blade_sigma_m``.
+        normal: (2,) direction in which the point's error matters (e.g. (1, 0) for a
+            distance to a line across the rink); None: the covariance's worst direction.
+    """
+    model = obs.blade_sigma_m
+    cov = obs.blade_cov_rink_m2
+    if cov is not None and k is not None:
+        S = cov[k, i]
+        if np.isfinite(S).all():
+            if normal is None:
+                model = float(np.sqrt(max(np.linalg.eigvalsh(S)[-1], 0.0)))
+            else:
+                n = np.asarray(normal, dtype=np.float64)
+                n = n / np.linalg.norm(n)
+                model = float(np.sqrt(max(n @ S @ n, 0.0)))
+    return float(np.hypot(obs.sigma_smoothed_m[i], model))
 
 
 def team_players(obs: Observations, team: str, skaters_only: bool = False) -> list[int]:

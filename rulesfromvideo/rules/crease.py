@@ -87,7 +87,7 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
             * obs.fps if np.isfinite(b).all() else 0.0
         fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
         # A source's footprint is measured; an outline or blades carry its blade model error.
-        sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i)
+        sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i, k)
         sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
         nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
         if fp is not None:

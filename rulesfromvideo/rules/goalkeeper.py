@@ -36,7 +36,7 @@ def detect_goalkeeper_beyond_centre(ctx: RuleContext) -> list[dict[str, Any]]:
         team = str(obs.player_team[k])
         end = ctx.attack[team]
         b = obs.blades_rink_m[k, f]
-        sig = blade_sigma(obs, f)
+        sig = blade_sigma(obs, f, k, (1.0, 0.0))
         ev: dict[str, Any] = {"player": obs.player_ids[k], "decisive_frame": int(obs.frame[f]),
                               "blades_rink_m": b, "centre_line_half_width_m": half,
                               "penalty": rules.penalty}

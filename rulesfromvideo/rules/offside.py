@@ -102,7 +102,7 @@ def offside_depths(ctx: RuleContext, end: int, team: str, c: Crossing,
         j = int(np.argmin(d))
         v_x = end * (b1[j, 0] - b0[j, 0]) * obs.fps
         sig_pos = float(obs.sigma_smoothed_m[i])  # the puck's, then the blade's
-        sigma = float(np.sqrt(sig_pos ** 2 + blade_sigma(obs, i) ** 2 + (v_x * sig_t) ** 2))
+        sigma = float(np.sqrt(sig_pos ** 2 + blade_sigma(obs, i, k, (1.0, 0.0)) ** 2 + (v_x * sig_t) ** 2))
         out[k] = {"depth": float(d[j]), "sigma": sigma,
                   "timing_bound_m": abs(v_x) * obs.dt_s / 2.0, "blades": b}
     return out

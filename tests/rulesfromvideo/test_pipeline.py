@@ -72,6 +72,36 @@ def test_calibration_agrees_with_truth(sample, sample_run):
     assert checked >= N // 2
 
 
+def test_blade_covariances_follow_each_frames_camera(sample, sample_run, tmp_path):
+    """The rules get our vision's blade error per player and frame from that frame's camera:
+    the sample's side camera (on the −y side, design.md) knows x better than y; a frame whose
+    calibration is null gets NaN (the rules then fall back to the isotropic error)."""
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.pipeline import blade_covariances
+    from vision.geometry import PlaneCamera
+    from vision.tracking import blade_covariance_rink
+
+    _, _, truth = sample
+    _, out = sample_run
+    calib = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
+    calib[5]["H_rink_from_image"] = None
+    (tmp_path / "calibration.jsonl").write_text("".join(json.dumps(r) + "\n" for r in calib))
+    obs = Observations.from_tracks_jsonl(out / "tracks.jsonl")
+    w, h = truth["width"], truth["height"]
+    cov = blade_covariances(obs, tmp_path / "calibration.jsonl", w, h)
+    assert cov.shape == (len(obs.player_ids), obs.n_frames, 2, 2)
+    mid = obs.blade_mid_rink_m()
+    seen = np.isfinite(mid).all(axis=2)
+    assert seen.sum() >= 2 * N
+    assert np.isnan(cov[:, 5]).all()
+    for k, i in zip(*np.nonzero(seen)):
+        if i == 5 or calib[i]["H_rink_from_image"] is None:
+            continue
+        cam = PlaneCamera.from_homography(np.array(calib[i]["H_rink_from_image"]), w, h)
+        np.testing.assert_allclose(cov[k, i], blade_covariance_rink(cam, mid[k, i][None])[0])
+        assert cov[k, i, 0, 0] < cov[k, i, 1, 1]
+
+
 def test_unreadable_video_is_a_clear_error(sample, tmp_path):
     _, game, _ = sample
     bad = tmp_path / "broken.mp4"

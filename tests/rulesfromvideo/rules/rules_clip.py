@@ -71,7 +71,8 @@ class Clip:
             out.append({"frame": f, "t": t, "puck": pk, "players": pls})
         return out
 
-    def run(self, mirror: bool = False, noise_m: float = 0.0, seed: int = 0, **obs_kw):
+    def run(self, mirror: bool = False, noise_m: float = 0.0, seed: int = 0, blade_cov_m2=None, **obs_kw):
+        """Rules on this clip; ``blade_cov_m2`` (2, 2): every blade point's model covariance, m²."""
         g = dict(self.game)
         if mirror:
             g["teams"] = {"home": {**g["teams"]["home"], "attacks": "-x"}, "away": g["teams"]["away"]}
@@ -80,6 +81,9 @@ class Clip:
         kw = {"detection_sigma_m": 0.002, "calibration_sigma_m": 0.0}
         kw.update(obs_kw)
         obs = Observations.from_records(self.records(mirror, noise_m, seed), fps=FPS, **kw)
+        if blade_cov_m2 is not None:
+            P, F = obs.blades_rink_m.shape[:2]
+            obs.blade_cov_rink_m2 = np.broadcast_to(np.asarray(blade_cov_m2, float), (P, F, 2, 2)).copy()
         return run_rules(obs, game, rink)
 
 

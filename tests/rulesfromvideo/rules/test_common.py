@@ -1,4 +1,4 @@
-"""rules/common.flight_release: the start of a shot's flight, against hand-computed geometry (905 a)."""
+"""rules/common: flight_release (905 a) and blade_sigma, against hand-computed geometry."""
 
 import sys
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from rulesfromvideo.observations import TOUCH_REACH_M, Observations
-from rulesfromvideo.rules.common import flight_release
+from rulesfromvideo.rules.common import blade_sigma, flight_release
 
 sys.path.insert(0, str(Path(__file__).parent))
 from rules_clip import FPS, Clip, still  # noqa: E402
@@ -80,3 +80,23 @@ def test_a_flight_first_seen_beyond_the_boards_is_its_own_bound():
 def test_a_dribble_is_not_a_flight():
     c = _shot(0.0, v=(1.0, 0.0))
     assert flight_release(_obs(c), 40, HALF_L, HALF_W) is None
+
+
+def test_blade_sigma_projects_the_covariance_on_the_direction_that_decides():
+    """σ along n is √(nᵀΣn) (plus the tracks' own noise); without a direction the worst
+    one (the largest eigenvalue); where the covariance is unknown, the isotropic model error."""
+    c = Clip(0.5)
+    c.puck = lambda t: (0.0, 0.0)
+    c.player(1, "home", still(5.0, 0.0))
+    obs = _obs(c)
+    obs.blade_sigma_m = 0.25
+    noise = float(obs.sigma_smoothed_m[3])
+    cov = np.full((1, obs.n_frames, 2, 2), np.nan)
+    cov[0, 3] = [[0.04 ** 2, 0.0], [0.0, 0.3 ** 2]]
+    obs.blade_cov_rink_m2 = cov
+    assert blade_sigma(obs, 3, 0, (1.0, 0.0)) == pytest.approx(np.hypot(noise, 0.04))
+    assert blade_sigma(obs, 3, 0, (0.0, -2.0)) == pytest.approx(np.hypot(noise, 0.3))
+    assert blade_sigma(obs, 3, 0, (1.0, 1.0)) == pytest.approx(np.hypot(noise, np.sqrt((0.04 ** 2 + 0.09) / 2)))
+    assert blade_sigma(obs, 3, 0) == pytest.approx(np.hypot(noise, 0.3))
+    assert blade_sigma(obs, 4, 0, (1.0, 0.0)) == pytest.approx(np.hypot(noise, 0.25))  # NaN: fallback
+    assert blade_sigma(obs, 3) == pytest.approx(np.hypot(noise, 0.25))  # no player: fallback

@@ -1,5 +1,6 @@
 """903 offside and 904 delayed offside, table-driven; each case quotes its clause."""
 
+import numpy as np
 import pytest
 import sys
 from pathlib import Path
@@ -175,3 +176,25 @@ def test_blade_model_error_keeps_a_narrow_offside_open():
     e = of_type(pass_entry(blades).run(blade_sigma_m=0.25), "zone_entry")[0]
     assert e["verdict"] == "inconclusive" and e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
     assert e["evidence"]["sigma_m"] >= 0.25
+
+
+def test_blade_error_across_the_line_decides_what_an_isotropic_error_cannot():
+    """903 b1: the same blades 18 cm over the line, placed by a side camera that knows x (across
+    its view) to 5 cm and y to 25 cm, are offside; by an end camera (x along its view, 25 cm)
+    or a view at 45° (σx = √((0.25² + 0.05²)/2) = 18 cm) they stay open; a frame without a
+    covariance (NaN) falls back to the isotropic ``blade_sigma_m``."""
+    blades = lambda t: [[9.0, 6.1], [9.1, 5.9]]
+    side = np.diag([0.05 ** 2, 0.25 ** 2])
+    e = of_type(pass_entry(blades).run(blade_sigma_m=0.25, blade_cov_m2=side), "zone_entry")[0]
+    assert e["verdict"] == "offside" and e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
+    assert 0.05 <= e["evidence"]["sigma_m"] < 0.06
+    end = np.diag([0.25 ** 2, 0.05 ** 2])
+    assert of_type(pass_entry(blades).run(blade_sigma_m=0.25, blade_cov_m2=end),
+                   "zone_entry")[0]["verdict"] == "inconclusive"
+    r = np.array([[1.0, -1.0], [1.0, 1.0]]) / np.sqrt(2.0)
+    e = of_type(pass_entry(blades).run(blade_sigma_m=0.25, blade_cov_m2=r @ side @ r.T), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive"
+    assert e["evidence"]["sigma_m"] == pytest.approx(np.sqrt((0.25 ** 2 + 0.05 ** 2) / 2), abs=0.005)
+    unknown = np.full((2, 2), np.nan)
+    assert of_type(pass_entry(blades).run(blade_sigma_m=0.25, blade_cov_m2=unknown),
+                   "zone_entry")[0]["verdict"] == "inconclusive"
