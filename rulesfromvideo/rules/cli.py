@@ -38,6 +38,9 @@ def add_rules_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--blade-sigma-m", type=float, default=None,
                    help="the tracker's blade model error, m (default 0; our vision's tracks: "
                         "vision.tracking.BLADE_SIGMA_M = 0.25)")
+    p.add_argument("--image-size", default=None, metavar="WxH",
+                   help="with --calibration: the tracks are this project's vision's (as analyze writes "
+                        "them); blade errors per view from each frame's camera, image W×H px, as analyze does")
     p.set_defaults(func=cmd_rules)
     return p
 
@@ -104,8 +107,26 @@ def cmd_rules(args: argparse.Namespace) -> int:
         if not args.blade_sigma_m >= 0:
             return _fail("--blade-sigma-m must be >= 0")
         kw["blade_sigma_m"] = args.blade_sigma_m
+    size = None
+    if args.image_size is not None:
+        try:
+            size = tuple(int(v) for v in args.image_size.lower().split("x"))
+        except ValueError:
+            size = ()
+        if len(size) != 2 or min(size) <= 0:
+            return _fail(f"--image-size {args.image_size!r}: expected WxH in pixels, e.g. 1280x720")
+        if args.calibration is None:
+            return _fail("--image-size needs --calibration (the frames' cameras)")
+        if args.blade_sigma_m is None:  # frames without a camera: our vision's isotropic error
+            from vision.tracking import BLADE_SIGMA_M
+
+            kw["blade_sigma_m"] = BLADE_SIGMA_M
     try:
         obs = Observations.from_tracks_jsonl(args.tracks, calibration_path=args.calibration, **kw)
+        if size is not None:
+            from rulesfromvideo.pipeline import blade_covariances
+
+            obs.blade_cov_rink_m2 = blade_covariances(obs, args.calibration, *size)
     except ValueError as exc:  # SchemaError is a ValueError
         return _fail(f"{args.tracks}: {exc}" if str(args.tracks) not in str(exc) else str(exc))
     events = run_rules(obs, game, rink)

@@ -64,6 +64,37 @@ def test_rules_blade_sigma_option(tmp_path, capsys):
     assert "--blade-sigma-m" in capsys.readouterr().err
 
 
+def test_rules_image_size_takes_the_blade_error_from_each_frames_camera(tmp_path, capsys):
+    """With --calibration and --image-size the tracks are our vision's: the deciding blade's
+    sigma is its covariance projected on x (as analyze does), small for a camera looking
+    across the blue line, larger than vision's isotropic 0.25 m for one looking along the rink."""
+    import numpy as np
+
+    from vision.sim.camera import Camera
+
+    tracks, game = write_clip(tmp_path)
+    n = len(tracks.read_text().splitlines())
+    sigmas = {}
+    cams = {"side": Camera.from_look_at([9.0, -20.0, 6.0], [9.0, 4.0, 0.0], 40.0, 1280, 720),
+            "end": Camera.from_look_at([-12.0, 6.0, 6.0], [9.0, 6.0, 0.0], 40.0, 1280, 720)}
+    for name, cam in cams.items():
+        H = np.linalg.inv(cam.H_image_from_rink()).tolist()
+        calib = tmp_path / f"calibration_{name}.jsonl"
+        calib.write_text("".join(json.dumps({"frame": f, "H_rink_from_image": H, "quality": 1.0})
+                                 + "\n" for f in range(n)))
+        out = tmp_path / name
+        assert run(["rules", str(tracks), "--game", str(game), "--out", str(out), "--calibration", str(calib),
+                    "--image-size", "1280x720"]) == 0
+        entry = [e for e in json.loads((out / "events.json").read_text())["events"] if e["type"] == "zone_entry"]
+        sigmas[name] = entry[0]["evidence"]["sigma_m"]
+    assert sigmas["side"] < 0.25 < sigmas["end"], sigmas
+    assert run(["rules", str(tracks), "--game", str(game), "--out", str(tmp_path), "--image-size", "1280x720"]) == 2
+    assert "--calibration" in capsys.readouterr().err
+    assert run(["rules", str(tracks), "--game", str(game), "--out", str(tmp_path), "--calibration",
+                str(tmp_path / "calibration_side.jsonl"), "--image-size", "wide"]) == 2
+    assert "WxH" in capsys.readouterr().err
+
+
 def test_rules_bad_input_exit_2(tmp_path, capsys):
     tracks, game = write_clip(tmp_path)
     assert run(["rules", str(tmp_path / "nope.jsonl"), "--game", str(game), "--out", str(tmp_path)]) == 2
