@@ -29,9 +29,9 @@ HEADING_BINS = ((-1.0, -0.7), (-0.7, -0.3), (-0.3, 0.3), (0.3, 0.7), (0.7, 1.01)
 
 
 def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
-    """(camera name, (N, 11) rows, one per blade: error x, y (m); its components along and
-    across the view (m); heading cos; J = d(rink)/d(image) at the predicted point (4,
-    row-major); the away direction (2))."""
+    """(camera name, (N, 9) rows, one per blade: error x, y (m); its components along and
+    across the view (m); heading cos; the model's covariance at the predicted point (4,
+    row-major, m², ``blade_covariance_rink``))."""
     truth = load_truth(clip)
     recs = {int(r["frame"]): r for r in load_tracks(pred)}
     rows = []
@@ -52,23 +52,18 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
             if tp[i].get("front_skid") is not None:
                 h = np.asarray(tp[i]["front_skid"], float) - t_xy[i]
                 heading = float(-(h / max(np.linalg.norm(h), 1e-9)) @ a)
-            J = np.linalg.inv(cam.jacobian_image_from_rink(p_xy[j][None])[0])
+            S = T.blade_covariance_rink(cam, p_xy[j][None])[0]
             tb, pb = np.asarray(tp[i]["blades"], float), np.asarray(pp[j]["blades"], float)
             if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
                 pb = pb[::-1]
             for e in pb - tb:
-                rows.append([e[0], e[1], e @ a, e @ c, heading, *J.ravel(), *a])
-    return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 11)
+                rows.append([e[0], e[1], e @ a, e @ c, heading, *S.ravel()])
+    return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 9)
 
 
 def model_sigma_xy(rows: np.ndarray) -> np.ndarray:
-    """(N, 2) σx, σy of the shipped model (``blade_covariance_rink``'s formula) for the rows."""
-    J = rows[:, 5:9].reshape(-1, 2, 2)
-    a = rows[:, 9:11]
-    c = np.stack([-a[:, 1], a[:, 0]], axis=1)
-    px = np.diag([T.BLADE_PX_SIGMA_U ** 2, T.BLADE_PX_SIGMA_V ** 2])
-    S = (J @ px @ np.swapaxes(J, 1, 2) + T.BLADE_ALONG_SIGMA_M ** 2 * a[:, :, None] * a[:, None, :]
-         + T.BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
+    """(N, 2) σx, σy of the shipped model for the rows."""
+    S = rows[:, 5:9].reshape(-1, 2, 2)
     return np.sqrt(np.stack([S[:, 0, 0], S[:, 1, 1]], axis=1))
 
 

@@ -96,6 +96,11 @@ BLADE_PX_SIGMA_U = 5.0
 BLADE_PX_SIGMA_V = 3.0
 BLADE_ALONG_SIGMA_M = 0.30
 BLADE_ACROSS_SIGMA_M = 0.15
+# Where a sledge's legs are resolvable (``legs_resolvable``), the seat's depth along the view is
+# also unsure by the legs' reach towards the camera (0.61 m head-on), whose heading a standing
+# sledge does not tell: half of it, as a further 1-sigma along the view. On the tuning clips
+# it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
+BLADE_LEGS_SIGMA_M = 0.30
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
@@ -358,17 +363,28 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
     return np.stack([seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left])
 
 
-def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray) -> np.ndarray:
+def legs_resolvable(cam: PlaneCamera, xy_rink_m: np.ndarray, work_scale: float = IceConfig.scale) -> np.ndarray:
+    """(N,) whether a sledge's legs (``LEGS_WIDTH_M`` wide) at these ground points survive the
+    player detector's opening (``OPENING_PX``) in its work mask at ``work_scale`` of the frame."""
+    xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    return LEGS_WIDTH_M * cam.ground_scale_px_per_m(xy) * work_scale >= OPENING_PX
+
+
+def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
+                          work_scale: float = IceConfig.scale) -> np.ndarray:
     """Error covariance of blade points that this module reports, for the rules.
 
-    ``Σ = J diag(BLADE_PX_SIGMA_U², BLADE_PX_SIGMA_V²) Jᵀ + BLADE_ALONG_SIGMA_M² · a aᵀ
+    ``Σ = J diag(BLADE_PX_SIGMA_U², BLADE_PX_SIGMA_V²) Jᵀ + σ_along² · a aᵀ
     + BLADE_ACROSS_SIGMA_M² · c cᵀ`` with J = d(rink m)/d(image px) of the ice plane at the
-    point, a the unit ground direction away from the camera and c ⟂ a. A side camera thus
-    knows a blade's x (across its view) better than its y; a goal camera the reverse.
+    point, a the unit ground direction away from the camera, c ⟂ a, and σ_along =
+    BLADE_ALONG_SIGMA_M, with BLADE_LEGS_SIGMA_M added in quadrature where the legs are
+    resolvable. A side camera thus knows a blade's x (across its view) better than its y; a
+    goal camera the reverse.
 
     Args:
         cam: the frame's camera (``PlaneCamera.from_homography``).
         xy_rink_m: (N, 2) blade points, m.
+        work_scale: the player detector's work resolution relative to the frame.
 
     Returns:
         (N, 2, 2) covariance, m²; NaN rows where the plane's Jacobian is singular there.
@@ -383,8 +399,9 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray) -> np.ndarray
     a = cam.away_direction_rink(xy[ok])
     c = np.stack([-a[:, 1], a[:, 0]], axis=1)
     px = np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2])
+    along2 = BLADE_ALONG_SIGMA_M ** 2 + np.where(legs_resolvable(cam, xy[ok], work_scale), BLADE_LEGS_SIGMA_M ** 2, 0.0)
     out[ok] = (J @ px @ np.swapaxes(J, 1, 2)
-               + BLADE_ALONG_SIGMA_M ** 2 * a[:, :, None] * a[:, None, :]
+               + along2[:, None, None] * a[:, :, None] * a[:, None, :]
                + BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
     return out
 
@@ -943,14 +960,6 @@ class FrameTracker:
         px = 0.7 + 0.1 * cands.data.get("streak_length_px", np.zeros(len(cands)))
         return np.clip(px / np.maximum(scale, 1e-3), 0.01, 0.5)
 
-    def _legs_seen(self, cam: PlaneCamera | None, contact_xy_rink_m: np.ndarray) -> bool:
-        """Whether a sledge's legs at that spot are wide enough in the detector's work mask to
-        survive its opening (``legs_reach_towards_camera_m``)."""
-        if cam is None:
-            return False
-        px_per_m = float(cam.ground_scale_px_per_m(contact_xy_rink_m[None])[0]) * self.ice_config.scale
-        return LEGS_WIDTH_M * px_per_m >= OPENING_PX
-
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
         for tr in self.players.reported():
@@ -961,7 +970,9 @@ class FrameTracker:
                 away = self._cam.away_direction_rink(contact[None])[0]
             else:
                 away = np.array([0.0, 1.0])  # side camera on the −y side
-            blades = blades_from_contact(contact, away, tr.heading, self._legs_seen(cam or self._cam, contact))
+            view = cam or self._cam
+            legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
+            blades = blades_from_contact(contact, away, tr.heading, legs)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):

@@ -267,8 +267,8 @@ def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
     from the camera's foot to the point (hand-computed here)."""
     from vision.geometry import PlaneCamera
     from vision.sim.camera import Camera
-    from vision.tracking import (BLADE_ACROSS_SIGMA_M, BLADE_ALONG_SIGMA_M, BLADE_PX_SIGMA_U,
-                                 BLADE_PX_SIGMA_V, blade_covariance_rink)
+    from vision.tracking import (BLADE_ACROSS_SIGMA_M, BLADE_ALONG_SIGMA_M, BLADE_LEGS_SIGMA_M, BLADE_PX_SIGMA_U,
+                                 BLADE_PX_SIGMA_V, blade_covariance_rink, legs_resolvable)
 
     side = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
     end = Camera.from_look_at([-34.0, 0.0, 6.0], [-22.0, 0.0, 0.0], 50.0, 1280, 720)
@@ -281,14 +281,20 @@ def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
         c = np.array([-a[1], a[0]])
         J = np.linalg.inv(pc.jacobian_image_from_rink(np.array([pt]))[0])
         metric = S - J @ np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2]) @ J.T
-        np.testing.assert_allclose(metric, BLADE_ALONG_SIGMA_M ** 2 * np.outer(a, a)
-                                   + BLADE_ACROSS_SIGMA_M ** 2 * np.outer(c, c), atol=1e-6)
+        along2 = BLADE_ALONG_SIGMA_M ** 2 + (BLADE_LEGS_SIGMA_M ** 2 if legs_resolvable(pc, np.array([pt]))[0] else 0)
+        np.testing.assert_allclose(metric, along2 * np.outer(a, a) + BLADE_ACROSS_SIGMA_M ** 2 * np.outer(c, c),
+                                   atol=1e-6)
     S_side = blade_covariance_rink(PlaneCamera.from_homography(
         np.linalg.inv(side.H_image_from_rink()), 1280, 720), np.array([[3.0, 2.0]]))[0]
     S_end = blade_covariance_rink(PlaneCamera.from_homography(
         np.linalg.inv(end.H_image_from_rink()), 1280, 720), np.array([[-24.0, 1.0]]))[0]
     assert np.sqrt(S_side[0, 0]) < 0.2 < BLADE_ALONG_SIGMA_M <= np.sqrt(S_side[1, 1])
     assert np.sqrt(S_end[1, 1]) < 0.2 < BLADE_ALONG_SIGMA_M <= np.sqrt(S_end[0, 0])
+    # Legs resolve where a 0.2 m leg spans the detector's 3 px opening at half resolution:
+    # ≥ 30 px per ground metre in the frame. A near goal camera resolves them, a far view not.
+    # Here: 85 px/m 10 m from the end camera, 9 px/m at the far end of the rink.
+    near = PlaneCamera.from_homography(np.linalg.inv(end.H_image_from_rink()), 1280, 720)
+    assert legs_resolvable(near, np.array([[-24.0, 1.0], [20.0, 1.0]])).tolist() == [True, False]
 
 
 def test_legs_reach_towards_the_camera_only_for_a_sledge_pointing_at_it():
