@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+import numpy as np
+
 from rulesfromvideo.observations import Observations
 from rulesfromvideo.rules.engine import run_rules
 
@@ -33,7 +35,8 @@ class StreamingRules:
         every_s: how often the rules run, s of video.
         settle_s: an event is published when it is this far inside the window at both ends.
         dedupe_s: the same type and team within this many seconds is the same call.
-        blade_sigma_m: the tracks' blade model error (``Observations.blade_sigma_m``), m.
+        blade_sigma_m: the tracks' blade model error (``Observations.blade_sigma_m``), m; frames
+            pushed with a per-player covariance (``push``) use that instead.
     """
 
     def __init__(self, game, rink, fps: float, window_s: float = 12.0, every_s: float = 0.5,
@@ -45,17 +48,24 @@ class StreamingRules:
         self.every = max(1, int(round(every_s * self.fps)))
         self.blade_sigma_m = float(blade_sigma_m)
         self._records: deque[dict] = deque(maxlen=max(2, int(round(window_s * self.fps))))
+        self._blade_covs: deque[dict | None] = deque(maxlen=self._records.maxlen)
         self._published: list[dict] = []
         self._since_run = 0
         self.errors = 0
 
-    def push(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+    def push(self, record: dict[str, Any], blade_cov_by_player: dict | None = None) -> list[dict[str, Any]]:
         """Add one frame's ``tracks.jsonl`` record (``frame``, ``t``, ``puck``, ``players``).
+
+        Args:
+            record: the frame's record.
+            blade_cov_by_player: {player id: (2, 2) covariance of his blade points, m²} from the
+                frame's camera (``Observations.blade_cov_rink_m2``), or None.
 
         Returns:
             The events that became settled with this frame (usually none), sorted by ``t``.
         """
         self._records.append(record)
+        self._blade_covs.append(blade_cov_by_player)
         self._since_run += 1
         if self._since_run < self.every:
             return []
@@ -72,8 +82,10 @@ class StreamingRules:
         if len(recs) < 3:
             return []
         try:
-            events = run_rules(Observations.from_records(recs, fps=self.fps, blade_sigma_m=self.blade_sigma_m),
-                               self.game, self.rink)
+            obs = Observations.from_records(recs, fps=self.fps, blade_sigma_m=self.blade_sigma_m)
+            if any(c for c in self._blade_covs):
+                obs.blade_cov_rink_m2 = _blade_covariances(obs, recs, self._blade_covs)
+            events = run_rules(obs, self.game, self.rink)
         except ValueError:
             self.errors += 1  # e.g. records that no rule can read; the next window tries again
             return []
@@ -93,3 +105,15 @@ class StreamingRules:
     def _seen(self, ev: dict) -> bool:
         return any(e["type"] == ev["type"] and e.get("team") == ev.get("team")
                    and abs(float(e["t"]) - float(ev["t"])) < self.dedupe_s for e in self._published)
+
+
+def _blade_covariances(obs: Observations, records: list[dict], covs) -> np.ndarray:
+    """(P, F, 2, 2) ``Observations.blade_cov_rink_m2`` from per-record {player id: (2, 2)}, NaN elsewhere."""
+    out = np.full(obs.blades_rink_m.shape[:2] + (2, 2), np.nan)
+    pidx = {pid: k for k, pid in enumerate(obs.player_ids)}
+    f0 = int(obs.frame[0])
+    for rec, by_player in zip(records, covs):
+        for pid, S in (by_player or {}).items():
+            if pid in pidx:
+                out[pidx[pid], int(rec["frame"]) - f0] = S
+    return out

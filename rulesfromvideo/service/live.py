@@ -141,10 +141,28 @@ class PipelineProcessor:
         msg = overlay_message(index, t, calib.rink_from_image, round(float(calib.quality), 4), puck, players,
                               self.lines)
         # Rule calls once settled (rulesfromvideo.rules.streaming), sent as server-sent events.
-        events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players})
+        events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players},
+                                 self._blade_covs(frame_bgr, calib.rink_from_image, players))
         if events:
             msg["events"] = events
         return msg
+
+    @staticmethod
+    def _blade_covs(frame_bgr, H_rink_from_image, players) -> dict | None:
+        """{player id: (2, 2) blade covariance, m²} from this frame's camera, as ``analyze``
+        gives the rules (``vision.tracking.blade_covariance_rink``); None without a camera."""
+        if H_rink_from_image is None or not players or not isinstance(frame_bgr, np.ndarray):
+            return None
+        from vision.geometry import PlaneCamera
+        from vision.tracking import blade_covariance_rink
+
+        h, w = frame_bgr.shape[:2]
+        try:
+            cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, float), w, h)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        mids = np.array([np.mean(np.asarray(p["blades"], float), axis=0) for p in players])
+        return dict(zip((p["id"] for p in players), blade_covariance_rink(cam, mids)))
 
     def flush(self) -> list[dict]:
         """At the end of the source: the rule calls still settling (``StreamingRules.flush``)."""

@@ -246,3 +246,31 @@ def test_pipeline_processor_publishes_settled_rule_calls():
     assert e["verdict"] == "offside" and e["rule"].startswith("903")
     assert t_sent >= float(e["t"]) + proc.rules.settle_s - 1e-9
     json.dumps(e)
+
+
+def test_pipeline_processor_gives_the_rules_each_frames_blade_covariance():
+    """As in analyze, the live rules get every player's blade error from the frame's camera
+    (vision.tracking.blade_covariance_rink at his blade midpoint); none without a camera."""
+    from calibration.rink import RinkModel
+    from rfv_service_support import GAME
+
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.service.live import PipelineProcessor
+    from vision.geometry import PlaneCamera
+    from vision.sim.camera import Camera
+    from vision.tracking import blade_covariance_rink
+
+    game = GameDescriptor.from_dict(GAME)
+    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), 30.0)
+    cam = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    players = [{"id": 3, "team": "home", "role": "skater", "blades": [[5.0, 1.1], [5.0, 0.9]]},
+               {"id": 7, "team": None, "role": "skater", "blades": [[-9.0, -4.0], [-9.2, -4.0]]}]
+    covs = proc._blade_covs(np.zeros((720, 1280, 3), np.uint8), H, players)
+    expect = blade_covariance_rink(PlaneCamera.from_homography(H, 1280, 720), np.array([[5.0, 1.0], [-9.1, -4.0]]))
+    assert set(covs) == {3, 7}
+    np.testing.assert_allclose(covs[3], expect[0])
+    np.testing.assert_allclose(covs[7], expect[1])
+    assert covs[3][0, 0] < covs[3][1, 1]  # a side camera: x better known than y
+    assert proc._blade_covs(np.zeros((720, 1280, 3), np.uint8), None, players) is None
+    assert proc._blade_covs(None, H, players) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from calibration.rink import RinkModel
@@ -59,3 +60,29 @@ def test_free_play_live_calls_match_the_clip_calls():
 def test_window_must_outlast_the_settling_time():
     with pytest.raises(ValueError, match="window_s"):
         StreamingRules(None, None, 30.0, window_s=2.0, settle_s=1.5)
+
+
+def test_live_rules_take_each_frames_blade_covariance():
+    """903 b1 live: with a blade error far too large to decide (1 m, isotropic) the entry is
+    open; the same tracks pushed with a per-player covariance tight across the blue line
+    (2 cm in x, 1 m in y: a camera looking along it) give the clip's call, with that sigma."""
+    play = make_play("offside_pass", 1)
+    game = GameDescriptor.from_dict(play.game)
+    rink = RinkModel(game.rink_spec())
+    recs = list(truth_to_tracks(play))
+    clip = [e for e in run_rules(Observations.from_records(recs, fps=play.fps), game, rink)
+            if e["type"] == "zone_entry"]
+    tight = np.diag([0.02 ** 2, 1.0])
+
+    def live(with_cov: bool):
+        rules = StreamingRules(game, rink, play.fps, window_s=5.0, blade_sigma_m=1.0)
+        got = []
+        for r in recs:
+            covs = {p["id"]: tight for p in r["players"]} if with_cov else None
+            got += rules.push(r, covs)
+        return [e for e in got + rules.flush() if e["type"] == "zone_entry"]
+
+    assert [e["verdict"] for e in live(False)] == ["inconclusive"]
+    entry = live(True)
+    assert [e["verdict"] for e in entry] == [e["verdict"] for e in clip] == ["offside"]
+    assert 0.02 <= entry[0]["evidence"]["sigma_m"] < 0.05
