@@ -4,7 +4,8 @@
 across the goal line. Depth = ``dir * x - r - dir * goal_outer_x`` (> 0: the whole
 puck is past the line's outer edge). One event per arrival of the puck at the
 goal line between the posts (its leading edge reaching the line's inner edge
-with the centre between the posts):
+with the centre between the posts, or within K sigma of a post's inner edge: a
+puck at the post gets a call, or ``inconclusive``, rather than silence):
 
 * ``margin_m = min(max depth, lateral clearance)``, lateral clearance
   ``= 0.915 - |y| - r`` at the moment of maximum depth (sub-frame: a parabola
@@ -47,9 +48,14 @@ def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
         lead = ctx.puck_x_signed(end) + r - end * inner
         depth = ctx.puck_x_signed(end) - r - end * outer
         arrivals = []
+
+        def at_mouth(c: Crossing) -> bool:
+            # Between the posts, or too near a post to tell: a puck at the post arrives there
+            # too, and gets its call (or `inconclusive`) from the lateral clearance.
+            return abs(float(interp_at(y, c))) < post + K_SIGMA * float(obs.sigma_smoothed_m[c.i])
+
         for c in up_crossings(lead, obs.t_s, rearm):
-            yc = float(interp_at(y, c))
-            if abs(yc) < post and interp_at(depth, c) < 0:
+            if at_mouth(c) and interp_at(depth, c) < 0:
                 arrivals.append((c.t_s, "front", c))
         # A puck stopped or bounced between two frames may touch the line unseen:
         # local maxima whose sub-frame peak reaches the line are arrivals too.
@@ -60,10 +66,10 @@ def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
                 i0 = int(np.clip(np.floor((tp - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 2))
                 frac = float(np.clip((tp - obs.t_s[i0]) * obs.fps, 0, 1))
                 c = Crossing(i0, frac, tp)
-                if abs(float(interp_at(y, c))) < post:
+                if at_mouth(c):
                     arrivals.append((tp, "front", c))
         for c in down_crossings(depth, obs.t_s, rearm):
-            if abs(float(interp_at(y, c))) < post:
+            if at_mouth(c):
                 arrivals.append((c.t_s, "behind", c))
         arrivals.sort(key=lambda a: a[0])
         busy_until = -np.inf

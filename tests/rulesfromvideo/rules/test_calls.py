@@ -255,6 +255,19 @@ def test_906_wide_of_the_post_gives_no_event():
     assert of_type(goal_clip(0.3, y=1.5).run(), "goal") == []
 
 
+@pytest.mark.parametrize("y", [0.925, 0.94])
+def test_906_puck_at_the_post_is_an_arrival_not_silence(y):
+    """906 1 (between the posts, 218 b: posts 1.83 m apart inside, 0.915 m each side): a puck
+    whose measured centre lies 1–2.5 cm outside a post's inner edge, within 3 sigma (1.5 cm
+    here) of it, may have been between the posts: the judge gets an event — not a goal, since
+    its lateral clearance 0.915 − |y| − r is negative — instead of no event at all."""
+    c = goal_clip(0.3, y=y)
+    g = of_type(c.run(detection_sigma_m=0.015), "goal")
+    assert len(g) == 1 and g[0]["verdict"] in ("no_goal", "inconclusive")
+    assert g[0]["margin_m"] == pytest.approx(0.915 - y - R, abs=2e-3)
+    assert of_type(goal_clip(0.3, y=0.915 + 0.06).run(detection_sigma_m=0.015), "goal") == []
+
+
 def _crease_clip(blades, footprint):
     c = goal_clip(0.3)
     c.player(2, "home", blades, footprint=footprint)
