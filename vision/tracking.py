@@ -38,10 +38,13 @@ whatever way the sledge points, while the blob's lowest pixel is often a stick
 or the sledge's front). The blade centre is ``SEAT_BEYOND_CONTACT_M`` beyond it
 along the view direction, and the two blade points are placed
 ±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across the heading from
-the track velocity (across the view when the player stands still). Expected
-error: ~14 cm (1σ) along the view direction — a pixel of the seat's bottom edge
-spans many centimetres of depth for a low camera — and ~8 cm across it; see
-``docs/vision.md`` for measured figures.
+the track velocity (across the view when the player stands still). A sledge
+heading towards the camera, near enough for its legs to survive the detector's
+opening, has its contact at the feet: the seat is then moved back by the legs'
+reach (``legs_reach_towards_camera_m``). Expected error: ~14 cm (1σ) along the
+view direction — a pixel of the seat's bottom edge spans many centimetres of
+depth for a low camera — and ~8 cm across it; the rules get a per-view
+covariance (``blade_covariance_rink``); see ``docs/vision.md`` for measured figures.
 
 Vision never knows rules: nothing here decides zones, offside or goals.
 """
@@ -91,7 +94,8 @@ BLADE_SIGMA_M = 0.25
 # with the ground distance one pixel spans there — plus a metric part along the view (the seat's
 # depth from its silhouette: legs, shadow, lean) and across it. Fitted on the tuning clips
 # (seeds 101–118, 18 clips, docs/vision.md "Blade error model") so that no more blade errors
-# exceed 3σ in x or y than under the isotropic 0.25 m: 0.1–0.4 % on side cameras, 0 overhead.
+# exceed 3σ in x or y than under the isotropic 0.25 m (with the legs term below: x 0.06–0.16 %
+# on side cameras, 0 overhead and on goal cameras).
 BLADE_PX_SIGMA_U = 5.0
 BLADE_PX_SIGMA_V = 3.0
 BLADE_ALONG_SIGMA_M = 0.30
@@ -399,7 +403,8 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     a = cam.away_direction_rink(xy[ok])
     c = np.stack([-a[:, 1], a[:, 0]], axis=1)
     px = np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2])
-    along2 = BLADE_ALONG_SIGMA_M ** 2 + np.where(legs_resolvable(cam, xy[ok], work_scale), BLADE_LEGS_SIGMA_M ** 2, 0.0)
+    legs = legs_resolvable(cam, xy[ok], work_scale)
+    along2 = BLADE_ALONG_SIGMA_M ** 2 + np.where(legs, BLADE_LEGS_SIGMA_M ** 2, 0.0)
     out[ok] = (J @ px @ np.swapaxes(J, 1, 2)
                + along2[:, None, None] * a[:, :, None] * a[:, None, :]
                + BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
