@@ -5,7 +5,8 @@ event timeline, and per event its evidence — the decisive frame with the
 registered rink lines, puck and blades drawn, a zoomed crop at the deciding
 line (the blue line for a zone entry, the goal line for a goal or an icing),
 an overhead mini-map with the puck and every blade at the decisive frame, the
-margin and its uncertainty.
+margin and its uncertainty. On the decisive frame each player's blades carry the
+3-sigma ellipse of our vision's blade error at that spot (the rules decide at 3 sigma).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from rulesfromvideo.rules.common import K_SIGMA
 
 CM_PER_PX_TOPDOWN = 6.0
 TEAM_BGR = {"home": (46, 16, 200), "away": (145, 61, 11), None: (90, 90, 90)}
@@ -106,7 +109,34 @@ def topdown_plot(rink, tracks, events: list[dict], cm_per_px: float = CM_PER_PX_
     return img
 
 
-def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dict | None) -> np.ndarray:
+def blade_ellipse_rink(center_xy_rink_m, cov_m2, k: float = 3.0, n: int = 48) -> np.ndarray:
+    """(n, 2) outline, rink m, of the k-sigma ellipse of a point with covariance ``cov_m2`` (2, 2), m²."""
+    L = np.linalg.cholesky(np.asarray(cov_m2, dtype=np.float64))
+    t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    return np.asarray(center_xy_rink_m, dtype=np.float64) + k * (L @ np.stack([np.cos(t), np.sin(t)])).T
+
+
+def _blade_covariances_px(frame_shape, rink_from_image, players) -> list:
+    """Our vision's blade covariance (2, 2) per player at his blade midpoint, None where unknown."""
+    from vision.geometry import PlaneCamera
+    from vision.tracking import blade_covariance_rink
+
+    mids = [np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
+            for p in players]
+    ok = [bool(np.all(np.isfinite(m))) for m in mids]
+    if not any(ok):
+        return [None] * len(players)
+    h, w = frame_shape[:2]
+    try:
+        cam = PlaneCamera.from_homography(np.asarray(rink_from_image, float), w, h)
+        covs = iter(blade_covariance_rink(cam, np.array([m for m, g in zip(mids, ok) if g])))
+    except (np.linalg.LinAlgError, ValueError):
+        return [None] * len(players)
+    return [next(covs) if g else None for g in ok]
+
+
+def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dict | None,
+                       blade_k_sigma: float | None = None) -> np.ndarray:
     """Draw the registered rink markings, the puck and the blades on one video frame.
 
     Args:
@@ -114,6 +144,8 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
         rink: `calibration.rink.RinkModel`.
         rink_from_image: (3, 3) homography raw image px → rink m, or None (nothing drawn).
         record: the frame's `tracks.jsonl` record, or None.
+        blade_k_sigma: also outline each player's k-sigma ellipse of our vision's blade error
+            (``vision.tracking.blade_covariance_rink``; the rules decide at 3 sigma), or None.
 
     Returns:
         A new (H, W, 3) uint8 image.
@@ -148,11 +180,19 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
                 c = (int(round(uv[0, 0])), int(round(uv[0, 1])))
                 color = (0, 255, 0) if puck.get("measured", True) else (0, 165, 255)
                 cv2.circle(img, c, 9, color, 2, cv2.LINE_AA)
-        for p in record.get("players") or []:
+        players = record.get("players") or []
+        covs = _blade_covariances_px(img.shape, rink_from_image, players) if blade_k_sigma else [None] * len(players)
+        for p, cov in zip(players, covs):
+            color = TEAM_BGR.get(p.get("team"), (90, 90, 90))
+            if cov is not None and np.all(np.isfinite(cov)):
+                mid = np.mean(np.asarray(p["blades"], float).reshape(-1, 2), axis=0)
+                uv, ok = to_img(blade_ellipse_rink(mid, cov, blade_k_sigma))
+                if ok.all():
+                    cv2.polylines(img, [np.round(uv * 4).astype(np.int32)], True, color, 1, cv2.LINE_AA, shift=2)
             uv, ok = to_img(p.get("blades") or [])
             for (u, v), good in zip(uv, ok):
                 if good:
-                    cv2.circle(img, (int(round(u)), int(round(v))), 3, TEAM_BGR.get(p.get("team"), (90, 90, 90)), -1)
+                    cv2.circle(img, (int(round(u)), int(round(v))), 3, color, -1)
     return img
 
 
@@ -363,8 +403,12 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
         imgs = ""
         line_crop = None
         if fi in frames:
-            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), rec)
-            imgs += f'<img class="frame" src="{_jpg_data_uri(drawn)}">'
+            # Blades with the 3-sigma ellipse of their error: the band in which the rules
+            # cannot tell where a blade is (a line inside it leaves the call open).
+            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), rec,
+                                       blade_k_sigma=K_SIGMA)
+            imgs += (f'<figure><img class="frame" src="{_jpg_data_uri(drawn)}"><figcaption>frame {fi}; '
+                     f'rings: {K_SIGMA:g}σ of each player\'s blade position</figcaption></figure>')
             pos = (ev.get("evidence") or {}).get("puck_xy")
             if pos is not None and H is not None:
                 uv = cv2.perspectiveTransform(np.array([[pos]], np.float64), np.linalg.inv(np.array(H)))[0, 0]

@@ -149,7 +149,10 @@ def overlay_frame(frame_bgr: np.ndarray, rink, calib: dict | None, record: dict 
         rec = {"puck": record.get("puck") if "puck" in layers else None,
                "players": record.get("players") if "blades" in layers else []}
     shown_rink = rink if ("lines" in layers and rink is not None) else _NoMarkings()
-    return draw_frame_overlay(frame_bgr, shown_rink, H, rec)
+    from rulesfromvideo.rules.common import K_SIGMA
+
+    # Blades with the 3-sigma band of their error, as the rules judge them.
+    return draw_frame_overlay(frame_bgr, shown_rink, H, rec, blade_k_sigma=K_SIGMA if "blades" in layers else None)
 
 
 def image_from_rink_xy(calib: dict | None, xy_rink_m) -> tuple[float, float] | None:

@@ -117,3 +117,52 @@ def test_overlay_has_as_many_frames_as_the_clip(sample, tmp_path):
     assert sum(1 for _ in iter_frames(out / "overlay.mp4")) == n
     assert probe(out / "overlay.mp4")[1:3] == (640, 360)
     assert (out / "events.json").is_file() and (out / "report.html").is_file()
+
+
+def test_blade_ellipse_is_the_k_sigma_contour():
+    """Every outline point p satisfies (p − c)ᵀ Σ⁻¹ (p − c) = k²; for a diagonal Σ the outline
+    spans ±k·σ on each axis (hand-computed: 3 × 0.3 m and 3 × 0.1 m)."""
+    from rulesfromvideo.report import blade_ellipse_rink
+
+    c = np.array([9.0, 2.0])
+    S = np.diag([0.3 ** 2, 0.1 ** 2])
+    pts = blade_ellipse_rink(c, S, 3.0, n=360)
+    np.testing.assert_allclose(pts.max(axis=0) - c, [0.9, 0.3], atol=1e-3)
+    np.testing.assert_allclose(pts.min(axis=0) - c, [-0.9, -0.3], atol=1e-3)
+    r = np.array([[np.cos(0.7), -np.sin(0.7)], [np.sin(0.7), np.cos(0.7)]])
+    S_rot = r @ S @ r.T
+    d = blade_ellipse_rink(c, S_rot, 3.0) - c
+    np.testing.assert_allclose(np.einsum("ni,ij,nj->n", d, np.linalg.inv(S_rot), d), 9.0)
+
+
+def test_decisive_frame_rings_each_player_with_his_3_sigma_blade_error(sample):
+    """With ``blade_k_sigma`` the overlay outlines each player's k-sigma ellipse of the vision's
+    blade error (vision.tracking.blade_covariance_rink) in his team colour; without, only the blades."""
+    from rulesfromvideo.report import blade_ellipse_rink, draw_frame_overlay
+    from vision.geometry import PlaneCamera
+    from vision.tracking import blade_covariance_rink
+
+    _, _, truth, _, rink = sample
+    fr = truth["frames"][40]
+    H = np.linalg.inv(np.asarray(fr["H_image_from_rink"], float))
+    w, h = truth["width"], truth["height"]
+    blank = np.full((h, w, 3), 255, np.uint8)
+    mid = np.array([6.0, -2.0])
+    rec = {"puck": None, "players": [{"id": 1, "team": "home", "role": "skater",
+                                      "blades": [[6.0, -1.875], [6.0, -2.125]]}]}
+
+    class NoLines:
+        markings = ()
+
+    plain = draw_frame_overlay(blank, NoLines(), H, rec)
+    ringed = draw_frame_overlay(blank, NoLines(), H, rec, blade_k_sigma=3.0)
+    S = blade_covariance_rink(PlaneCamera.from_homography(H, w, h), mid[None])[0]
+    outline = blade_ellipse_rink(mid, S, 3.0, n=24)
+    uvw = np.c_[outline, np.ones(len(outline))] @ np.asarray(fr["H_image_from_rink"], float).T
+    uv = np.round(uvw[:, :2] / uvw[:, 2:]).astype(int)
+    home_bgr = np.array([46, 16, 200])
+    near = [np.abs(ringed[v - 1:v + 2, u - 1:u + 2].reshape(-1, 3).astype(int) - home_bgr).sum(axis=1).min() < 200
+            for u, v in uv]
+    assert np.mean(near) > 0.9  # the ring runs through the projected 3σ contour
+    assert not np.array_equal(plain, ringed)
+    assert all(np.all(plain[v, u] == 255) for u, v in uv)  # and only with blade_k_sigma
