@@ -116,25 +116,6 @@ def blade_ellipse_rink(center_xy_rink_m, cov_m2, k: float = 3.0, n: int = 48) ->
     return np.asarray(center_xy_rink_m, dtype=np.float64) + k * (L @ np.stack([np.cos(t), np.sin(t)])).T
 
 
-def _blade_covariances_px(frame_shape, rink_from_image, players) -> list:
-    """Our vision's blade covariance (2, 2) per player at his blade midpoint, None where unknown."""
-    from vision.geometry import PlaneCamera
-    from vision.tracking import blade_covariance_rink
-
-    mids = [np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
-            for p in players]
-    ok = [bool(np.all(np.isfinite(m))) for m in mids]
-    if not any(ok):
-        return [None] * len(players)
-    h, w = frame_shape[:2]
-    try:
-        cam = PlaneCamera.from_homography(np.asarray(rink_from_image, float), w, h)
-        covs = iter(blade_covariance_rink(cam, np.array([m for m, g in zip(mids, ok) if g])))
-    except (np.linalg.LinAlgError, ValueError):
-        return [None] * len(players)
-    return [next(covs) if g else None for g in ok]
-
-
 def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dict | None,
                        blade_k_sigma: float | None = None) -> np.ndarray:
     """Draw the registered rink markings, the puck and the blades on one video frame.
@@ -181,7 +162,11 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
                 color = (0, 255, 0) if puck.get("measured", True) else (0, 165, 255)
                 cv2.circle(img, c, 9, color, 2, cv2.LINE_AA)
         players = record.get("players") or []
-        covs = _blade_covariances_px(img.shape, rink_from_image, players) if blade_k_sigma else [None] * len(players)
+        covs = [None] * len(players)
+        if blade_k_sigma:
+            from vision.tracking import player_blade_covariances
+
+            covs = player_blade_covariances(rink_from_image, w, h, players)
         for p, cov in zip(players, covs):
             color = TEAM_BGR.get(p.get("team"), (90, 90, 90))
             if cov is not None and np.all(np.isfinite(cov)):

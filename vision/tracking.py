@@ -411,6 +411,32 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     return out
 
 
+def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: int,
+                             players: list[dict]) -> list[np.ndarray | None]:
+    """``blade_covariance_rink`` at each player's blade midpoint, for ``tracks.jsonl`` players.
+
+    Args:
+        H_rink_from_image: (3, 3) the frame's homography, image px → rink m.
+        width, height: image size, px.
+        players: the record's players (``blades`` (2, 2), m).
+
+    Returns:
+        one (2, 2) covariance (m²) per player, None where his blades are missing or the
+        homography gives no camera.
+    """
+    mids = [np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
+            for p in players]
+    ok = [bool(np.all(np.isfinite(m))) for m in mids]
+    if not any(ok):
+        return [None] * len(players)
+    try:
+        cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, float), width, height)
+        covs = iter(blade_covariance_rink(cam, np.array([m for m, g in zip(mids, ok) if g])))
+    except (np.linalg.LinAlgError, ValueError):
+        return [None] * len(players)
+    return [next(covs) if g else None for g in ok]
+
+
 # ---------------------------------------------------------------------- puck
 class PuckTracker:
     """Puck track in rink metres (see module doc).

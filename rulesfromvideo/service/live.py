@@ -153,16 +153,11 @@ class PipelineProcessor:
         gives the rules (``vision.tracking.blade_covariance_rink``); None without a camera."""
         if H_rink_from_image is None or not players or not isinstance(frame_bgr, np.ndarray):
             return None
-        from vision.geometry import PlaneCamera
-        from vision.tracking import blade_covariance_rink
+        from vision.tracking import player_blade_covariances
 
         h, w = frame_bgr.shape[:2]
-        try:
-            cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, float), w, h)
-        except (np.linalg.LinAlgError, ValueError):
-            return None
-        mids = np.array([np.mean(np.asarray(p["blades"], float), axis=0) for p in players])
-        return dict(zip((p["id"] for p in players), blade_covariance_rink(cam, mids)))
+        covs = player_blade_covariances(H_rink_from_image, w, h, players)
+        return {p["id"]: c for p, c in zip(players, covs) if c is not None} or None
 
     def flush(self) -> list[dict]:
         """At the end of the source: the rule calls still settling (``StreamingRules.flush``)."""

@@ -315,3 +315,21 @@ def test_legs_reach_towards_the_camera_only_for_a_sledge_pointing_at_it():
     plain = blades_from_contact(contact, away, head(0))
     legs = blades_from_contact(contact, away, head(0), legs_seen=True)
     np.testing.assert_allclose(legs - plain, [[0.0, 0.61], [0.0, 0.61]], atol=1e-9)
+
+
+def test_player_blade_covariances_per_record_player():
+    """The covariance at each tracks-record player's blade midpoint; None without blades or camera."""
+    from vision.geometry import PlaneCamera
+    from vision.sim.camera import Camera
+    from vision.tracking import blade_covariance_rink, player_blade_covariances
+
+    cam = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    players = [{"id": 1, "blades": [[2.0, 1.1], [2.0, 0.9]]}, {"id": 2, "blades": []},
+               {"id": 3, "blades": [[-5.0, 3.0], [-5.2, 3.0]]}]
+    covs = player_blade_covariances(H, 1280, 720, players)
+    expect = blade_covariance_rink(PlaneCamera.from_homography(H, 1280, 720), np.array([[2.0, 1.0], [-5.1, 3.0]]))
+    np.testing.assert_allclose(covs[0], expect[0])
+    assert covs[1] is None
+    np.testing.assert_allclose(covs[2], expect[1])
+    assert player_blade_covariances(np.zeros((3, 3)), 1280, 720, players) == [None] * 3
