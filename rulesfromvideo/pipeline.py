@@ -197,8 +197,12 @@ def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
         return []
     # The tracks are our vision's: its blades carry its measured blade model error, per view
     # where the frame's camera is known, else isotropic at its along-the-view size.
-    obs = Observations.from_tracks_jsonl(tracks_path, blade_sigma_m=BLADE_SIGMA_M)
-    if calib_path is not None and image_size is not None and calib_path.exists():
+    # Each frame's calibration quality scales its position error (as ``rulesfromvideo rules
+    # --calibration`` does): a weakly registered frame cannot carry a narrow call.
+    has_calib = calib_path is not None and calib_path.exists()
+    obs = Observations.from_tracks_jsonl(tracks_path, calibration_path=calib_path if has_calib else None,
+                                         blade_sigma_m=BLADE_SIGMA_M)
+    if has_calib and image_size is not None:
         obs.blade_cov_rink_m2 = blade_covariances(obs, calib_path, *image_size)
     return run_rules(obs, game, rink)
 

@@ -189,3 +189,38 @@ def test_batch_on_local_ray(sample, tmp_path):
     status = {Path(o["video"]).parent.name: o["status"] for o in outcomes}
     assert status == {"g1": "done", "g2": "failed"}
     assert len((tmp_path / "out" / "g1__clip" / "tracks.jsonl").read_text().splitlines()) == 3
+
+
+def test_run_rules_scales_position_error_by_calibration_quality(tmp_path):
+    """analyze's rules read calibration.jsonl's quality as ``rules --calibration`` does: the
+    same 903 b1 entry (blades 38 cm over the line) on frames registered at quality 0.05 takes
+    1 cm / 0.05 = 20 cm of calibration error on every position."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "rules"))
+    from rules_clip import Clip, still
+
+    from calibration.rink import RinkModel
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.pipeline import _run_rules
+
+    c = Clip(1.6)
+    c.puck = lambda t: (10.0 * t, 2.0)
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", still(9.2, 6.0))
+    c.touches = {0: 1}
+    recs = c.records()
+    tracks = tmp_path / "tracks.jsonl"
+    tracks.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    game = GameDescriptor.from_dict(c.game)
+    sigma = {}
+    for q in (1.0, 0.05):
+        calib = tmp_path / f"calibration_{q}.jsonl"
+        calib.write_text("".join(json.dumps({"frame": r["frame"], "H_rink_from_image": None, "quality": q}) + "\n"
+                                 for r in recs))
+        entry = [e for e in _run_rules(tracks, game, RinkModel(game.rink_spec()), calib, (1280, 720))
+                 if e["type"] == "zone_entry"]
+        sigma[q] = entry[0]["evidence"]["sigma_m"]
+    # Quality 1: the blade model error (0.25 m, no camera in these records) and ~1 cm of position.
+    assert sigma[1.0] == pytest.approx(0.25, abs=0.005)
+    # Quality 0.05: 0.2 m on the puck and on each blade besides: √(0.2² + 0.2² + 0.25²) ≈ 0.38 m.
+    assert sigma[0.05] == pytest.approx(np.sqrt(0.2 ** 2 + 0.2 ** 2 + 0.25 ** 2), abs=0.01)
