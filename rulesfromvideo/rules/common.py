@@ -78,6 +78,10 @@ def make_event(obs: Observations, typ: str, t: float, team: str, verdict: str,
     ev["sigma_m"] = round(float(sigma), 6) if np.isfinite(sigma) else None
     ev["k_sigma"] = K_SIGMA
     c = confidence(margin, sigma) if conf is None else conf
+    if verdict == "inconclusive" and conf is None and ev.get("reason"):
+        # Open for want of data (its ``reason``), not for a narrow margin: the margin's
+        # Φ(|margin| / sigma) would read as certainty about a call that was not made.
+        c = 0.0
     if margin is None and verdict != "inconclusive" and typ in CONTRACT_TYPES:
         margin = 0.0  # the contract needs a margin with a decisive verdict
     return {"type": typ, "t": round(float(t), 6), "frame": max(0, frame), "team": team,

@@ -382,3 +382,26 @@ def test_crossing_on_a_track_jump_is_inconclusive():
     # 100 km/h over one frame stays below the limit
     assert 27.8 / 30.0 < PUCK_MAX_SPEED_MPS / 30.0
     assert np.isfinite(obs.puck_xy_rink_m).all()
+
+
+def test_906_unmeasured_deepest_point_is_open_with_no_confidence():
+    """906 1: a puck coasted (not measured) past the line cannot make a goal; the call is
+    ``inconclusive`` for want of data, and says so with confidence 0 rather than the
+    Φ(|margin| / sigma) ≈ 1 of its unmeasured 0.3 m depth."""
+    c = goal_clip(0.3)
+    recs = c.records()
+    for r in recs:
+        if r["puck"] is not None and r["puck"]["x"] > 25.0:  # from 5 frames before the line
+            r["puck"]["measured"] = False
+    from calibration.rink import RinkModel
+    from rules_clip import FPS
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.rules import run_rules
+
+    game = GameDescriptor.from_dict(c.game)
+    obs = Observations.from_records(recs, fps=FPS, detection_sigma_m=0.002, calibration_sigma_m=0.0)
+    g = of_type(run_rules(obs, game, RinkModel(game.rink_spec())), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive" and "measured" in g[0]["evidence"]["reason"]
+    assert g[0]["confidence"] == 0.0
+    assert of_type(goal_clip(0.3).run(), "goal")[0]["confidence"] > 0.99  # measured: decisive and sure
