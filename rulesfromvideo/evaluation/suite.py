@@ -19,6 +19,11 @@ prediction **with the same verdict**; F1 = 2·TP / (truth + predicted). An
 ``inconclusive`` prediction is therefore never a true positive. Wrong decisive
 goal calls: matched goal events whose decisive verdict differs from the truth,
 plus predicted ``goal`` verdicts that match no truth event (a phantom goal).
+Decisive and wrong decisive calls over all four contract types (crease too): a
+decisive call is any verdict but ``inconclusive``; it is wrong when its matched
+truth event has another verdict, or when it matches none and calls an infraction
+(``offside``, ``icing``, ``goal``, ``occupied``) — the calls a judge must never get
+wrong, whatever the F1.
 The time error (frames) is over the matched events of the three types.
 """
 
@@ -34,6 +39,8 @@ from typing import Any
 import numpy as np
 
 EVENT_TYPES = ("zone_entry", "icing", "goal")
+DECISIVE_TYPES = ("zone_entry", "icing", "goal", "crease")
+INFRACTIONS = ("offside", "icing", "goal", "occupied")  # a phantom of these is a wrong call
 
 
 def pred_dir_for(suite_dir: Path, entry: dict, pred_root: Path, videos: list[Path]) -> Path | None:
@@ -67,6 +74,14 @@ def _event_figures(truth: list[dict], pred: list[dict], fps: float) -> dict[str,
             wrong_goal = sum(p["verdict"] not in ("inconclusive", t["verdict"]) for t, p in pairs)
             wrong_goal += sum(p["verdict"] == "goal" for p in unmatched_pred)
     out["wrong_goal_calls"] = wrong_goal
+    decisive = wrong = 0
+    for typ in DECISIVE_TYPES:
+        pairs, _, unmatched_pred = match_events([e for e in truth if e["type"] == typ],
+                                                [e for e in pred if e["type"] == typ])
+        decisive += sum(p["verdict"] != "inconclusive" for p in [p for _, p in pairs] + unmatched_pred)
+        wrong += sum(p["verdict"] not in ("inconclusive", t["verdict"]) for t, p in pairs)
+        wrong += sum(p["verdict"] in INFRACTIONS for p in unmatched_pred)
+    out["decisive_calls"], out["wrong_decisive_calls"] = decisive, wrong
     out["median_dt_frames"] = float(np.median(dts)) if dts else None
     out["_dt_frames"] = dts
     return out
@@ -82,6 +97,8 @@ def _pool_events(rows: list[dict]) -> dict[str, Any]:
         out[f"{typ}_matched"] = sum(r[f"{typ}_matched"] for r in rows)
         out[f"{typ}_f1"] = 2 * tp / (n_t + n_p) if (n_t or n_p) else None
     out["wrong_goal_calls"] = sum(r["wrong_goal_calls"] for r in rows)
+    out["decisive_calls"] = sum(r["decisive_calls"] for r in rows)
+    out["wrong_decisive_calls"] = sum(r["wrong_decisive_calls"] for r in rows)
     dts = [d for r in rows for d in r["_dt_frames"]]
     out["median_dt_frames"] = float(np.median(dts)) if dts else None
     return out
@@ -95,7 +112,7 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
         where a row holds ``calib_median_cm``, ``calib_p95_cm``, ``completeness``,
         ``confident_wrong``, ``puck_recall``, ``puck_precision``, ``blade_median_cm``,
         ``idf1``, ``team_accuracy``, ``<type>_f1`` (and counts), ``wrong_goal_calls``,
-        ``median_dt_frames``.
+        ``decisive_calls``, ``wrong_decisive_calls``, ``median_dt_frames``.
 
     Raises:
         ValueError: no readable manifest.
@@ -163,7 +180,8 @@ _COLS = (  # (header, key, kind)
     ("cwrong", "confident_wrong", "int"), ("puckR", "puck_recall", "pct"), ("puckP", "puck_precision", "pct"),
     ("blade", "blade_median_cm", "cm"), ("IDF1", "idf1", "pct"), ("team", "team_accuracy", "pct"),
     ("F1 ze", "zone_entry_f1", "pct"), ("F1 ice", "icing_f1", "pct"), ("F1 goal", "goal_f1", "pct"),
-    ("wrongG", "wrong_goal_calls", "int"), ("dt fr", "median_dt_frames", "fr"), ("ev p/t", None, "pt"),
+    ("wrongG", "wrong_goal_calls", "int"), ("dec", "decisive_calls", "int"), ("wrongD", "wrong_decisive_calls", "int"),
+    ("dt fr", "median_dt_frames", "fr"), ("ev p/t", None, "pt"),
 )
 
 

@@ -41,6 +41,13 @@ def test_batch_gives_every_suite_clip_its_own_folder(tmp_path):
     assert len(outs) == len(videos)
 
 
+def manifest_events(suite: Path) -> list[dict]:
+    """Every truth event of the suite's clips, contract types only."""
+    manifest = json.loads((suite / "suite.json").read_text())
+    return [e for c in manifest["clips"] for e in json.loads((suite / c["dir"] / "truth.json").read_text())["events"]
+            if e["type"] in ("zone_entry", "icing", "goal", "crease")]
+
+
 def _perfect_predictions(suite: Path, pred: Path) -> list[Path]:
     manifest = json.loads((suite / "suite.json").read_text())
     videos = [suite / e["dir"] / "clip.mp4" for e in manifest["clips"]]
@@ -87,6 +94,8 @@ def test_mini_suite_evaluates_perfect_predictions_as_perfect(mini_suite, capsys)
     assert allr["puck_recall"] == 1.0 and allr["puck_precision"] == 1.0 and allr["idf1"] == 1.0
     assert allr["zone_entry_truth"] == 2 and allr["zone_entry_f1"] == 1.0
     assert allr["median_dt_frames"] == 0.0 and allr["wrong_goal_calls"] == 0
+    assert allr["wrong_decisive_calls"] == 0 and allr["decisive_calls"] == sum(
+        e["verdict"] != "inconclusive" for e in manifest_events(root / "suite"))
     assert {"blueline", "broadcast"} <= set(res["pooled"])
 
 
@@ -99,6 +108,13 @@ def test_a_wrong_verdict_costs_f1_and_a_missing_clip_is_reported(mini_suite, tmp
     res = evaluate_suite(root / "suite", tmp_path / "pred")
     assert res["clips"][0]["zone_entry_f1"] == 0.0 and res["clips"][1]["zone_entry_f1"] == 1.0
     assert res["pooled"]["all"]["zone_entry_f1"] == 0.5
+    assert res["clips"][0]["wrong_decisive_calls"] == 1 and res["clips"][1]["wrong_decisive_calls"] == 0
+    # Open instead of wrong: no longer a wrong call; a phantom offside far from any entry is one.
+    ev["events"][0]["verdict"] = "inconclusive"
+    ev["events"].append({**ev["events"][0], "t": ev["events"][0]["t"] + 5.0, "verdict": "offside"})
+    (dirs[0] / "events.json").write_text(json.dumps(ev))
+    res = evaluate_suite(root / "suite", tmp_path / "pred")
+    assert res["clips"][0]["wrong_decisive_calls"] == 1
     for f in dirs[1].iterdir():
         f.unlink()
     res = evaluate_suite(root / "suite", tmp_path / "pred")
