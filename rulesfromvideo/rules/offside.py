@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at, crossing_time_sigma,
-    interp_at, last_touch_before, make_event, measured_near, up_crossings,
+    HOLD_REACH_M, K_SIGMA, PUCK_MAX_SPEED_MPS, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at,
+    crossing_time_sigma, interp_at, last_touch_before, make_event, measured_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -66,6 +66,55 @@ def _may_control(ctx: RuleContext, k: int, i: int) -> bool:
     d = np.where(np.isfinite(d) & (obs.player_team == obs.player_team[k]), d, np.inf)
     reach = HOLD_REACH_M + 3.0 * np.sqrt(2.0) * float(obs.sigma_m[i])
     return bool(d[k] <= reach and int(np.argmin(d)) == k)
+
+
+# Longest stretch without a puck measurement around a crossing that an onside call may span:
+# the attackers' positions are then checked at every frame of it.
+UNMEASURED_CROSSING_MAX_S = 1.0
+
+
+def measured_crossing_bracket(ctx: RuleContext, end: int, c: Crossing) -> tuple[int, int] | None:
+    """Frames (lo, hi) of the last measurement before ``c`` with the puck not yet completely
+    across the blue line and the first after it with the puck completely across (903 b2),
+    when at most ``UNMEASURED_CROSSING_MAX_S`` apart and joined by a physically possible
+    slide (no jump between objects); else None. The puck crossed somewhere between them."""
+    obs = ctx.obs
+    s = ctx.puck_x_signed(end) - ctx.puck_radius_m - end * ctx.blue_far_x(end)
+    meas = obs.puck_measured & np.isfinite(s)
+    before = np.flatnonzero(meas[: c.i + 1] & (s[: c.i + 1] < 0))
+    after = np.flatnonzero(meas & (s >= 0) & (np.arange(obs.n_frames) > c.i))
+    if not len(before) or not len(after):
+        return None
+    lo, hi = int(before[-1]), int(after[0])
+    dt = float(obs.t_s[hi] - obs.t_s[lo])
+    if not 0 < dt <= UNMEASURED_CROSSING_MAX_S:
+        return None
+    if np.linalg.norm(obs.puck_xy_rink_m[hi] - obs.puck_xy_rink_m[lo]) > PUCK_MAX_SPEED_MPS * dt + 0.3:
+        return None
+    return lo, hi
+
+
+def onside_over(ctx: RuleContext, end: int, players: list[int], lo: int, hi: int) -> tuple[float, float, int] | None:
+    """Whether each of ``players`` was short of the blue line (903 b1: not both blades completely
+    over) by at least K sigma on every frame lo..hi; then (margin m, its sigma m, player) of the
+    deepest one, else None. A player unseen on a frame counts by his reach bound
+    (``_reach_depth``)."""
+    obs = ctx.obs
+    far = ctx.blue_far_x(end)
+    worst = None
+    for k in players:
+        for f in range(lo, hi + 1):
+            b = obs.blades_rink_m[k, f]
+            if np.isfinite(b).all():
+                d = float(np.min(end * (b[:, 0] - far)))  # the shallower blade decides
+                sig = float(np.hypot(obs.sigma_smoothed_m[f], blade_sigma(obs, f, k, (1.0, 0.0))))
+            else:
+                d, sig = _reach_depth(obs, k, end, far, float(obs.t_s[f])), float(obs.sigma_smoothed_m[f])
+            if not (np.isfinite(d) and d < 0 and d <= -K_SIGMA * sig):
+                return None
+            if worst is None or d / max(sig, 1e-9) > worst[0] / max(worst[1], 1e-9):
+                worst = (d, sig, k)
+    return worst
 
 
 def entry_crossings(ctx: RuleContext, end: int) -> list[Crossing]:
@@ -203,11 +252,24 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     if unknown_team:
         ev["team_unknown_could_be_offside"] = unknown_team
     if not measured_near(obs, i):
-        ev["reason"] = "puck not measured (or its track jumps) around the crossing"
-        return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
-    brought_by = obs.player_team[int(obs.touch_player[lt])] if lt is not None else (
-        obs.player_team[holder] if holder is not None else None)
-    if brought_by == dfn:
+        # The instant is unknown, but it lies between two measurements: an entry is onside
+        # when every attacker (and every skater of unknown team) stays short of the line at
+        # every frame it can have happened on. The carrier too: who controls a puck that was
+        # not measured is not known either.
+        bracket = measured_crossing_bracket(ctx, end, c)
+        others = [k for k in range(len(obs.player_ids)) if obs.player_role[k] != "goalkeeper"
+                  and obs.player_team[k] in (att, "")]
+        bound = None if bracket is None or brought_by_defender(obs, lt, holder, dfn) else \
+            onside_over(ctx, end, others, *bracket)
+        if bound is None:
+            ev["reason"] = "puck not measured (or its track jumps) around the crossing"
+            return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
+        margin, sigma, kmax = bound
+        ev["crossing_between_frames"] = [int(obs.frame[bracket[0]]), int(obs.frame[bracket[1]])]
+        ev["note"] = "puck not measured at the crossing: every attacker short of the line at every frame between"
+        ev["player"] = obs.player_ids[kmax]
+        return make_event(obs, "zone_entry", c.t_s, att, "onside", margin, sigma, "903 b1", ev)
+    if brought_by_defender(obs, lt, holder, dfn):
         # 903 e: the defending team brought the puck into its own zone.
         ev["exception"] = "defender_carried"
         margin = max((v["depth"] for v in known.values()), default=None)
@@ -261,6 +323,13 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         ev["faceoff"] = _faceoff_spot(ctx, end, att, carried,
                                       None if origin is None else np.asarray(origin), puck_xy)
     return make_event(obs, "zone_entry", c.t_s, att, verdict, margin, sigma, rule, ev)
+
+
+def brought_by_defender(obs, lt: int | None, holder: int | None, dfn: str) -> bool:
+    """903 e: the last toucher (else the holder) is of the defending team."""
+    brought_by = obs.player_team[int(obs.touch_player[lt])] if lt is not None else (
+        obs.player_team[holder] if holder is not None else None)
+    return brought_by == dfn
 
 
 def detect_zone_entries(ctx: RuleContext) -> list[dict[str, Any]]:

@@ -198,3 +198,42 @@ def test_blade_error_across_the_line_decides_what_an_isotropic_error_cannot():
     unknown = np.full((2, 2), np.nan)
     assert of_type(pass_entry(blades).run(blade_sigma_m=0.25, blade_cov_m2=unknown),
                    "zone_entry")[0]["verdict"] == "inconclusive"
+
+
+def _run_unmeasured(c, frames):
+    """The clip's rules with the puck coasted (``measured: false``) on ``frames``."""
+    from calibration.rink import RinkModel
+    from rules_clip import FPS
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.rules import run_rules
+
+    recs = c.records()
+    for r in recs:
+        if r["frame"] in frames and r["puck"] is not None:
+            r["puck"]["measured"] = False
+    game = GameDescriptor.from_dict(c.game)
+    obs = Observations.from_records(recs, fps=FPS, detection_sigma_m=0.002, calibration_sigma_m=0.0)
+    return of_type(run_rules(obs, game, RinkModel(game.rink_spec())), "zone_entry")
+
+
+@pytest.mark.parametrize("clause,receiver,hidden,verdict", [
+    ("903 b1: every attacker 6 m short of the line at every frame the unmeasured puck can have "
+     "crossed in -> onside", still(FAR - 6.0, 6.0), range(20, 32), "onside"),
+    ("903 b1: the receiver already over the line -> not onside; the unmeasured instant leaves it open",
+     lambda t: [[9.0, 6.1], [9.1, 5.9]], range(20, 32), "inconclusive"),
+    ("903 b1: a receiver who skates over the line inside the unmeasured stretch -> open",
+     lambda t: [[FAR - 1.0 + 2.0 * t, 6.1], [FAR - 1.0 + 2.0 * t, 5.9]], range(20, 32), "inconclusive"),
+    ("903 b2: a stretch longer than 1 s without the puck -> open, however far the attackers",
+     still(FAR - 6.0, 6.0), range(12, 45), "inconclusive"),
+], ids=["far", "over", "crosses", "long"])
+def test_unmeasured_crossing_is_onside_only_if_it_holds_at_every_possible_instant(clause, receiver, hidden, verdict):
+    c = pass_entry(receiver)
+    e = _run_unmeasured(c, set(hidden))
+    assert len(e) == 1 and e[0]["verdict"] == verdict, clause
+    if verdict == "onside":
+        assert e[0]["margin_m"] <= -6.0 + 0.01 and e[0]["rule"] == "903 b1"
+        lo, hi = e[0]["evidence"]["crossing_between_frames"]
+        assert lo < 26.5 < hi and lo == min(hidden) - 1 and hi == max(hidden) + 1
+    else:
+        assert "not measured" in e[0]["evidence"]["reason"]
