@@ -106,6 +106,9 @@ BLADE_ACROSS_SIGMA_M = 0.15
 # it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
 BLADE_LEGS_SIGMA_M = 0.30
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+# A kick (rebound) is looked for this many frames after the last measurement at most: a puck
+# hidden by a post, a pad or a player for a few frames as it changes direction.
+KICK_HIDDEN_MAX_FRAMES = 6
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
@@ -601,7 +604,7 @@ class PuckTracker:
                 if touch is not None:
                     rec["touch"] = touch
                 return rec
-            kicked = self._try_kick(frame_index, xy, score, oversize)
+            kicked = self._try_kick(frame_index, xy, score, oversize, moved)
             if kicked is not None:
                 j, v_prior = kicked
                 if moved[j]:
@@ -625,22 +628,27 @@ class PuckTracker:
         return None
 
     def _try_kick(self, frame_index: int, xy: np.ndarray, score: np.ndarray,
-                  oversize: np.ndarray) -> tuple[int, np.ndarray] | None:
+                  oversize: np.ndarray, moved: np.ndarray | None = None) -> tuple[int, np.ndarray] | None:
         """A pass, shot or deflection: a strong candidate outside the χ² gate but within what a
         velocity change of at most ``kick_dv_mps`` since the last measurement allows. The
         filter restarts there with the new velocity; returns (candidate, velocity before).
+
+        Up to 3 frames after the last measurement any strong candidate may be the kicked
+        puck; up to ``KICK_HIDDEN_MAX_FRAMES`` (a rebound hidden behind a post, a pad or a
+        player) only a confident one that arrived there (``moved``).
         """
         if self._last_meas is None or not len(score):
             return None
         f0, xy0 = self._last_meas
         gap = (frame_index - f0) * self.dt
-        if gap <= 0 or frame_index - f0 > 3:
+        if gap <= 0 or frame_index - f0 > KICK_HIDDEN_MAX_FRAMES:
             return None
+        hidden = frame_index - f0 > 3
         pred = self.kf.xy
         radius = 0.1 + self.kick_dv * gap
-        best, best_s = -1, self.acquire_score
+        best, best_s = -1, self.confident_score if hidden else self.acquire_score
         for j in range(len(score)):
-            if oversize[j] or score[j] < best_s:
+            if oversize[j] or score[j] < best_s or (hidden and (moved is None or not moved[j])):
                 continue
             if np.linalg.norm(xy[j] - pred) <= radius and np.linalg.norm(xy[j] - xy0) <= 45.0 * gap + 0.1:
                 best, best_s = j, score[j]

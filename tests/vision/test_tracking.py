@@ -333,3 +333,27 @@ def test_player_blade_covariances_per_record_player():
     assert covs[1] is None
     np.testing.assert_allclose(covs[2], expect[1])
     assert player_blade_covariances(np.zeros((3, 3)), 1280, 720, players) == [None] * 3
+
+
+def test_rebound_hidden_for_five_frames_is_picked_up_where_it_reappears(kit):
+    """A puck sliding +x at 9 m/s, hidden for 5 frames (behind a post or a pad) while it
+    bounces back at 6 m/s across: the first frame it shows again is a measurement at its
+    true spot (a kick after a hidden stretch), not 1–2 frames later after a re-acquisition."""
+    f_hit = 14
+
+    def truth(f):
+        t, th = f / FPS, f_hit / FPS
+        if f <= f_hit:
+            return 1.0 + 9.0 * t, -2.0
+        return 1.0 + 9.0 * th - 3.0 * (t - th), -2.0 + 5.0 * (t - th)
+
+    def puck_at(f, t):
+        return None if f_hit - 1 <= f < f_hit + 4 else (*truth(f), 0.0127)
+
+    recs = [o.puck for o, _ in _run(kit, 26, lambda t: {}, puck_at)]
+    f_back = f_hit + 4
+    assert all(r is not None and r["measured"] for r in recs[3:f_hit - 1])
+    assert recs[f_back] is not None and recs[f_back]["measured"]
+    assert np.hypot(recs[f_back]["x"] - truth(f_back)[0], recs[f_back]["y"] - truth(f_back)[1]) < 0.05
+    for f in range(f_back + 2, 26):
+        assert recs[f]["measured"] and np.hypot(recs[f]["x"] - truth(f)[0], recs[f]["y"] - truth(f)[1]) < 0.05
