@@ -45,6 +45,9 @@ TOUCH_MIN_DV_MPS = 2.0
 #: Blade midpoint (seat) to puck distance within which a player can touch it, m.
 #: The stick blade is about 1 m from the seat; 1.8 m allows a reach.
 TOUCH_REACH_M = 1.8
+#: Fastest plausible puck, m/s: 100 km/h shots with headroom for tracker noise. A faster
+#: step means the track jumped between objects.
+PUCK_MAX_SPEED_MPS = 35.0
 #: Noise level above which tracks are smoothed, m.
 SMOOTH_ABOVE_M = 0.005
 SMOOTH_WINDOW_FRAMES = 9
@@ -460,6 +463,23 @@ def infer_touches_from_motion(obs: Observations) -> None:
     obs.touch_inferred = True
 
 
+def puck_jump_steps(xy_rink_m: np.ndarray, t_s: np.ndarray, sigma_m: np.ndarray | None) -> np.ndarray:
+    """(F-1,) True where the puck track makes a physically impossible step between frames.
+
+    A step longer than ``PUCK_MAX_SPEED_MPS`` × dt + 6 sigma + 0.3 m: the tracker left one
+    object for another (a stick blade, or a coasted prediction corrected by a measurement).
+
+    Args:
+        xy_rink_m: (F, 2) puck positions, m (NaN absent).
+        t_s: (F,) times, s.
+        sigma_m: (F,) position sigma, m, or None (0).
+    """
+    step = np.linalg.norm(np.diff(xy_rink_m, axis=0), axis=1)
+    sig = np.zeros(len(step)) if sigma_m is None else np.asarray(sigma_m, float)[: len(step)]
+    limit = PUCK_MAX_SPEED_MPS * np.diff(t_s) + 6.0 * sig + 0.3
+    return np.isfinite(step) & (step > limit)
+
+
 def _savgol_factor(window: int, order: int = 2) -> float:
     """Noise std reduction of the centred Savitzky-Golay smoother."""
     impulse = np.zeros(window)
@@ -479,11 +499,14 @@ def _smooth_segment(a: np.ndarray, s: int, e: int, window: int) -> None:
 
 
 def _smooth_positions(obs: Observations) -> float:
-    """Smooth puck (split at touches and gaps) and blades; returns the noise factor."""
+    """Smooth puck (split at touches, gaps and jumps) and blades; returns the noise factor."""
     W = SMOOTH_WINDOW_FRAMES
     p = obs.puck_xy_rink_m
     ok = np.isfinite(p).all(axis=1)
-    cuts = set(obs.touch_frames().tolist())
+    # A jump (the tracker's coasted guess corrected by a measurement elsewhere) must not be
+    # smoothed into a path that never was: the measurement after it keeps its place.
+    jumps = np.flatnonzero(puck_jump_steps(p, obs.t_s, obs.sigma_m)) + 1
+    cuts = set(obs.touch_frames().tolist()) | set(jumps.tolist())
     for s, e in _runs(ok):
         bounds = [s] + sorted(c for c in cuts if s < c < e) + [e]
         for a, b in zip(bounds[:-1], bounds[1:]):

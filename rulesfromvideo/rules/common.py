@@ -16,7 +16,7 @@ import numpy as np
 import shapely
 from shapely.geometry import Polygon
 
-from rulesfromvideo.observations import TOUCH_REACH_M, Observations
+from rulesfromvideo.observations import PUCK_MAX_SPEED_MPS, TOUCH_REACH_M, Observations, puck_jump_steps
 
 #: The four event types of the events.json contract (design); others are extra rule outputs.
 CONTRACT_TYPES = ("zone_entry", "icing", "goal", "crease")
@@ -172,9 +172,6 @@ def interp_time(a: np.ndarray, obs: Observations, t: float) -> np.ndarray:
     return a[i] + f * (a[i + 1] - a[i])
 
 
-# Fastest plausible puck, m/s: 100 km/h shots (issue targets) with headroom for
-# tracker noise. A faster step means the track jumped between objects.
-PUCK_MAX_SPEED_MPS = 35.0
 
 
 def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
@@ -188,11 +185,7 @@ def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
     p = obs.puck_xy_rink_m[lo:hi]
     if len(p) < 2:
         return False
-    step = np.linalg.norm(np.diff(p, axis=0), axis=1)
-    dt = np.diff(obs.t_s[lo:hi])
-    sig = obs.sigma_m[lo:hi - 1] if len(obs.sigma_m) >= hi - 1 else np.zeros(len(step))
-    limit = PUCK_MAX_SPEED_MPS * dt + 6.0 * sig + 0.3
-    return bool(np.any(np.isfinite(step) & (step > limit)))
+    return bool(np.any(puck_jump_steps(p, obs.t_s[lo:hi], obs.sigma_m[lo:hi])))
 
 
 def measured_near(obs: Observations, i: int, span: int = 2) -> bool:

@@ -99,12 +99,20 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
         ev.update({"from_behind": True, "lateral_clearance_m": clear,
                    "puck_xy_rink_m": interp_at(p, c), "decisive_frame": int(obs.frame[i])})
         margin = min(0.0, clear)
-        # Coming from behind is decisive when the puck was clearly behind the line before.
+        # Coming from behind is decisive when the puck was *measured* clearly behind the line
+        # before and its track does not jump at the crossing: a track coasted through the
+        # net and re-acquired in front would otherwise "come from behind".
         lo = max(0, i - int(obs.fps))
-        was_behind = np.nanmax(depth[lo:i + 1]) if np.isfinite(depth[lo:i + 1]).any() else np.nan
+        win = depth[lo:i + 1]
+        seen = obs.puck_measured[lo:i + 1] & np.isfinite(win)
+        was_behind = float(np.max(win[seen])) if seen.any() else np.nan
         verdict = "no_goal" if np.isfinite(was_behind) and was_behind > K_SIGMA * sig else "inconclusive"
+        if verdict == "no_goal" and not measured_near(obs, i):
+            verdict = "inconclusive"
+        if verdict == "inconclusive":
+            ev["reason"] = "puck not measured behind the line (or its track jumps) where it came back across"
         return make_event(obs, "goal", c.t_s, att, verdict, margin, sig, "906 1", ev,
-                          conf=1.0 if verdict == "no_goal" else 0.5)
+                          conf=1.0 if verdict == "no_goal" else None)
     seg = np.arange(i, k_end + 1)
     dseg = depth[seg]
     if not np.isfinite(dseg).any():

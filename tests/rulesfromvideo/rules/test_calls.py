@@ -244,6 +244,30 @@ def test_906_from_behind_is_no_goal():
     assert len(g) == 1 and g[0]["verdict"] == "no_goal" and g[0]["evidence"]["from_behind"]
 
 
+def test_906_from_behind_needs_the_puck_measured_behind_the_line():
+    """906 1: "from behind" is a fact only where the puck was seen behind the line; a track
+    coasted (unmeasured) through the net and picked up again in front is open, not no_goal."""
+    from calibration.rink import RinkModel
+    from rules_clip import FPS
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.rules import run_rules
+
+    c = Clip(2.0)
+    c.puck = lambda t: (28.0 - 5.0 * t, 0.1)
+    c.player(1, "home", still(29.0, 0.1)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    recs = c.records()
+    for r in recs:
+        if r["puck"]["x"] > 25.6:  # behind the line and just in front of it: coasted
+            r["puck"]["measured"] = False
+    game = GameDescriptor.from_dict(c.game)
+    obs = Observations.from_records(recs, fps=FPS, detection_sigma_m=0.002, calibration_sigma_m=0.0)
+    g = of_type(run_rules(obs, game, RinkModel(game.rink_spec())), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive" and g[0]["evidence"]["from_behind"]
+    assert "behind" in g[0]["evidence"]["reason"] and g[0]["confidence"] == 0.0
+
+
 def test_906_over_the_crossbar_is_no_goal():
     """906 1: below the crossbar (1.22 m): a puck known to be higher is no goal."""
     g = of_type(goal_clip(0.3, z=1.5).run(), "goal")[0]

@@ -1,0 +1,46 @@
+"""Observations: smoothing of noisy puck tracks against hand-made tracks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rulesfromvideo.observations import PUCK_MAX_SPEED_MPS, Observations, puck_jump_steps
+
+FPS = 30.0
+
+
+def _rebound_records(noise_m: float = 0.02, seed: int = 1) -> tuple[list[dict], int]:
+    """A puck at 20 m/s along +x, coasted (unmeasured, straight on) for 5 frames past the
+    spot where it really bounced, then measured again 2.3 m back on its new path: the
+    tracker's coast corrected by a measurement (a jump), as behind a goal post."""
+    rng = np.random.default_rng(seed)
+    recs, f_jump = [], 20
+    for f in range(40):
+        if f < f_jump:
+            xy, measured = (18.0 + 20.0 * f / FPS, 0.9), f < 15
+        else:
+            xy, measured = (26.0 - 6.0 * (f - 15) / FPS, 0.9 - 15.0 * (f - 15) / FPS), True
+        xy = np.add(xy, rng.normal(0.0, noise_m, 2)) if measured else np.asarray(xy)
+        recs.append({"frame": f, "t": f / FPS, "puck": {"x": float(xy[0]), "y": float(xy[1]), "measured": measured},
+                     "players": []})
+    return recs, f_jump
+
+
+def test_jump_steps_are_the_physically_impossible_ones():
+    recs, f_jump = _rebound_records(noise_m=0.0)
+    xy = np.array([[r["puck"]["x"], r["puck"]["y"]] for r in recs])
+    steps = puck_jump_steps(xy, np.arange(len(xy)) / FPS, None)
+    assert np.flatnonzero(steps).tolist() == [f_jump - 1]
+    # 20 m/s is a plain slide; the jump is 2.3 m + 2.7 m in one frame, over 35 m/s.
+    assert 20.0 < PUCK_MAX_SPEED_MPS < np.linalg.norm(xy[f_jump] - xy[f_jump - 1]) * FPS
+
+
+def test_smoothing_does_not_carry_a_coasted_guess_across_a_jump():
+    """The measurement after a jump keeps its place (within the noise): the smoother is split
+    there as at a touch, instead of bending the track through a path the puck never took."""
+    recs, f_jump = _rebound_records()
+    obs = Observations.from_records(recs, fps=FPS, infer_touches=False, smooth=True)
+    raw = np.array([recs[f_jump]["puck"]["x"], recs[f_jump]["puck"]["y"]])
+    assert obs.smoothed
+    assert np.linalg.norm(obs.puck_xy_rink_m[f_jump] - raw) < 0.06
+    assert np.all(obs.puck_xy_rink_m[f_jump - 3:f_jump, 0] > 26.0)  # the coast stays the coast
