@@ -107,7 +107,7 @@ def onside_over(ctx: RuleContext, end: int, players: list[int], lo: int, hi: int
             b = obs.blades_rink_m[k, f]
             if np.isfinite(b).all():
                 d = float(np.min(end * (b[:, 0] - far)))  # the shallower blade decides
-                sig = float(np.hypot(obs.sigma_smoothed_m[f], blade_sigma(obs, f, k, (1.0, 0.0))))
+                sig = blade_sigma(obs, f, k, (1.0, 0.0))  # the tracks' noise and the blade model
             else:
                 d, sig = _reach_depth(obs, k, end, far, float(obs.t_s[f])), float(obs.sigma_smoothed_m[f])
             if not (np.isfinite(d) and d < 0 and d <= -K_SIGMA * sig):
