@@ -49,23 +49,28 @@ class StreamingRules:
         self.blade_sigma_m = float(blade_sigma_m)
         self._records: deque[dict] = deque(maxlen=max(2, int(round(window_s * self.fps))))
         self._blade_covs: deque[dict | None] = deque(maxlen=self._records.maxlen)
+        self._quality: deque[float | None] = deque(maxlen=self._records.maxlen)
         self._published: list[dict] = []
         self._since_run = 0
         self.errors = 0
 
-    def push(self, record: dict[str, Any], blade_cov_by_player: dict | None = None) -> list[dict[str, Any]]:
+    def push(self, record: dict[str, Any], blade_cov_by_player: dict | None = None,
+             quality: float | None = None) -> list[dict[str, Any]]:
         """Add one frame's ``tracks.jsonl`` record (``frame``, ``t``, ``puck``, ``players``).
 
         Args:
             record: the frame's record.
             blade_cov_by_player: {player id: (2, 2) covariance of his blade points, m²} from the
                 frame's camera (``Observations.blade_cov_rink_m2``), or None.
+            quality: the frame's calibration quality (``calibration.jsonl``), which scales its
+                position error as in ``analyze``; None when not known.
 
         Returns:
             The events that became settled with this frame (usually none), sorted by ``t``.
         """
         self._records.append(record)
         self._blade_covs.append(blade_cov_by_player)
+        self._quality.append(quality)
         self._since_run += 1
         if self._since_run < self.every:
             return []
@@ -82,7 +87,9 @@ class StreamingRules:
         if len(recs) < 3:
             return []
         try:
-            obs = Observations.from_records(recs, fps=self.fps, blade_sigma_m=self.blade_sigma_m)
+            quality = {int(r["frame"]): float(q) for r, q in zip(recs, self._quality) if q is not None}
+            obs = Observations.from_records(recs, fps=self.fps, blade_sigma_m=self.blade_sigma_m,
+                                            quality_by_frame=quality or None)
             if any(c for c in self._blade_covs):
                 obs.blade_cov_rink_m2 = _blade_covariances(obs, recs, self._blade_covs)
             events = run_rules(obs, self.game, self.rink)

@@ -142,7 +142,8 @@ class PipelineProcessor:
                               self.lines)
         # Rule calls once settled (rulesfromvideo.rules.streaming), sent as server-sent events.
         events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players},
-                                 self._blade_covs(frame_bgr, calib.rink_from_image, players))
+                                 self._blade_covs(frame_bgr, calib.rink_from_image, players),
+                                 float(calib.quality) if calib.rink_from_image is not None else 0.0)
         if events:
             msg["events"] = events
         return msg

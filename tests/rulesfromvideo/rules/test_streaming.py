@@ -86,3 +86,23 @@ def test_live_rules_take_each_frames_blade_covariance():
     entry = live(True)
     assert [e["verdict"] for e in entry] == [e["verdict"] for e in clip] == ["offside"]
     assert 0.02 <= entry[0]["evidence"]["sigma_m"] < 0.05
+
+
+def test_live_rules_take_each_frames_calibration_quality():
+    """As in analyze, a frame's calibration quality scales its position error: the same entry
+    pushed with quality 0.05 on every frame carries ≥ 1 cm / 0.05 = 20 cm of sigma."""
+    play = make_play("offside_pass", 1)
+    game = GameDescriptor.from_dict(play.game)
+    rink = RinkModel(game.rink_spec())
+    recs = list(truth_to_tracks(play))
+
+    def live(quality):
+        rules = StreamingRules(game, rink, play.fps, window_s=5.0)
+        got = []
+        for r in recs:
+            got += rules.push(r, None, quality)
+        return [e for e in got + rules.flush() if e["type"] == "zone_entry"]
+
+    sharp, blurred = live(None), live(0.05)
+    assert len(sharp) == len(blurred) == 1
+    assert sharp[0]["evidence"]["sigma_m"] < 0.05 and blurred[0]["evidence"]["sigma_m"] >= 0.2
