@@ -221,23 +221,16 @@ def blade_covariances(obs, calib_path: Path, width: int, height: int):
     """
     import numpy as np
 
-    from vision.geometry import PlaneCamera
     from vision.jsonl import read_jsonl
-    from vision.tracking import blade_covariance_rink
+    from vision.tracking import blade_covariances_from_homography
 
     H_by_frame = {int(r["frame"]): r.get("H_rink_from_image") for r in read_jsonl(calib_path)}
     mid = obs.blade_mid_rink_m()  # (P, F, 2)
     out = np.full(mid.shape + (2,), np.nan)
     for i, f in enumerate(obs.frame):
         H = H_by_frame.get(int(f))
-        ok = np.isfinite(mid[:, i]).all(axis=1)
-        if H is None or not ok.any():
-            continue
-        try:
-            cam = PlaneCamera.from_homography(np.asarray(H, dtype=np.float64), width, height)
-        except (np.linalg.LinAlgError, ValueError):  # a degenerate record: isotropic fallback
-            continue
-        out[ok, i] = blade_covariance_rink(cam, mid[ok, i])
+        if H is not None:  # frames without a camera (or a degenerate one): isotropic fallback
+            out[:, i] = blade_covariances_from_homography(H, width, height, mid[:, i])
     return out
 
 

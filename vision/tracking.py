@@ -414,6 +414,32 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     return out
 
 
+def blade_covariances_from_homography(H_rink_from_image: np.ndarray, width: int, height: int,
+                                      xy_rink_m: np.ndarray) -> np.ndarray:
+    """``blade_covariance_rink`` at blade points of a frame known by its homography.
+
+    Args:
+        H_rink_from_image: (3, 3) the frame's homography, image px → rink m.
+        width, height: image size, px.
+        xy_rink_m: (N, 2) blade points, m (NaN rows: no blades).
+
+    Returns:
+        (N, 2, 2) covariance, m²; NaN rows where the point is missing or the homography
+        gives no camera.
+    """
+    xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    out = np.full((len(xy), 2, 2), np.nan)
+    ok = np.isfinite(xy).all(axis=1)
+    if not ok.any():
+        return out
+    try:
+        cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, dtype=np.float64), width, height)
+    except (np.linalg.LinAlgError, ValueError):  # a degenerate homography: no camera
+        return out
+    out[ok] = blade_covariance_rink(cam, xy[ok])
+    return out
+
+
 def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: int,
                              players: list[dict]) -> list[np.ndarray | None]:
     """``blade_covariance_rink`` at each player's blade midpoint, for ``tracks.jsonl`` players.
@@ -427,17 +453,10 @@ def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: 
         one (2, 2) covariance (m²) per player, None where his blades are missing or the
         homography gives no camera.
     """
-    mids = [np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
-            for p in players]
-    ok = [bool(np.all(np.isfinite(m))) for m in mids]
-    if not any(ok):
-        return [None] * len(players)
-    try:
-        cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, float), width, height)
-        covs = iter(blade_covariance_rink(cam, np.array([m for m, g in zip(mids, ok) if g])))
-    except (np.linalg.LinAlgError, ValueError):
-        return [None] * len(players)
-    return [next(covs) if g else None for g in ok]
+    mids = np.array([np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
+                     for p in players]).reshape(-1, 2)
+    covs = blade_covariances_from_homography(H_rink_from_image, width, height, mids)
+    return [None if np.isnan(S).any() else S for S in covs]
 
 
 # ---------------------------------------------------------------------- puck
