@@ -172,8 +172,6 @@ def interp_time(a: np.ndarray, obs: Observations, t: float) -> np.ndarray:
     return a[i] + f * (a[i + 1] - a[i])
 
 
-
-
 def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
     """Whether the puck track makes a physically impossible step near [i, i+1].
 

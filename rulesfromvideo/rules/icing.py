@@ -44,7 +44,7 @@ import shapely
 from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at,
+    K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at, interp_time,
     make_event, measured_near, moves_with, nearest_frame, point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -110,7 +110,7 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     ok = np.isfinite(path).all(axis=1) & (taus >= t_c - 1e-9)
     best, who = np.inf, None
     for k in team_players(obs, dfn, skaters_only=True):
-        q = interp_time_blade_mid(obs, k, t_c)
+        q = interp_time(obs.blades_rink_m[k].mean(axis=1), obs, t_c)  # his seat at the contact
         if not np.isfinite(q).all():
             continue
         reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
@@ -121,14 +121,6 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     if not np.isfinite(best):
         return False, best, None
     return tri(-best, sig), best, who
-
-
-def interp_time_blade_mid(obs, k: int, t: float) -> np.ndarray:
-    x = (t - obs.t_s[0]) * obs.fps
-    i = int(np.clip(np.floor(x), 0, obs.n_frames - 2))
-    f = float(np.clip(x - i, 0, 1))
-    m = obs.blades_rink_m[k, i:i + 2].mean(axis=1)  # (2, 2): frames i, i + 1
-    return m[0] + f * (m[1] - m[0])
 
 
 def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool | None, float]:
