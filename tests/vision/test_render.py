@@ -164,6 +164,25 @@ def test_visibility_reports_occlusion_and_out_of_frame(clean):
     assert x0 <= su <= x1 and y0 <= sv <= y1
 
 
+@pytest.mark.parametrize("heading_deg", [0.0, 90.0, 180.0, 270.0])
+def test_puck_on_the_stick_blade_stays_in_view(clean, heading_deg):
+    """A carried puck sits against the blade's face, so a camera sees it (not a blade painted over it).
+
+    The blade plate stands 5.5 cm tall beside a 2.54 cm puck: from overhead most of the puck
+    shows whichever way the carrier heads; an elevated side camera sees it whenever the stick is
+    on the camera's side of the carrier (headings 0 and 270 here; at 90 and 180 the seated
+    player's body hides it, as it would on the ice).
+    """
+    carrier = player(1, 0.0, -4.0, heading_deg)
+    puck = PuckState(np.asarray(carrier.stick_blade_rink_m, float) * [1, 1, 0] + [0, 0, 0.0127])
+    side = Camera.from_look_at([0.0, -25.0, 9.0], [0.0, -4.0, 0.0], 25.0, 640, 360)
+    overhead = Camera.from_look_at([0.0, -4.0, 14.0], [0.0, -3.99, 0.0], 40.0, 640, 360)
+    cams = [overhead, side] if heading_deg in (0.0, 270.0) else [overhead]
+    for cam in cams:
+        _, info = clean.render(SceneState(0.0, puck, [carrier]), cam)
+        assert info["puck"]["unoccluded_fraction"] > 0.5, (heading_deg, info["puck"])
+
+
 def test_same_seed_same_bytes_and_seeds_differ(rink):
     cam = make_rig("broadcast", rink, seed=0, width=320, height=180).camera_at(0.0, (0.0, 0.0))
     st = SceneState(0.5, PuckState(np.array([1.0, 0.5, 0.0127])), [player(4, 0.0, 0.0, 30.0), player(5, 2.0, 1.0)])

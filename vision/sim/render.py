@@ -723,10 +723,19 @@ class Renderer:
             butt = hand + u * 0.09
             line(sh, hand, 0.1, jersey)
             sph(hand, 0.065 if not goalie else 0.11, (30, 30, 30) if not goalie else (235, 235, 235))
-            line(tip3, butt, 0.028, L.stick_bgr)
             hdir = tip3[:2] - hand[:2]
             hdir = np.r_[hdir / max(np.linalg.norm(hdir), 1e-6), 0.0]
-            line(tip3 - hdir * 0.04, tip3 + hdir * (0.22 if goalie else 0.16), 0.07 if goalie else 0.045, L.stick_bgr)
+            # The blade is an upright plate whose face touches the puck at ``tip3``: the
+            # puck sits in front of it, not under it (a blade drawn over the contact point
+            # hid a carried puck from every camera for the whole carry).
+            across = np.array([-hdir[1], hdir[0], 0.0])
+            if across @ f > 0:
+                across = -across  # the blade trails the puck (the carry pushes it forwards)
+            thick, tall = (0.03, 0.09) if goalie else (0.015, 0.055)
+            heel = tip3 + across * (self.spec.puck_diameter_m / 2 + thick / 2)
+            heel[2] = 0.0
+            line(heel + [0, 0, tall * 0.6], butt, 0.028, L.stick_bgr)
+            box(heel, hdir, across, -0.06, 0.22 if goalie else 0.14, -thick / 2, thick / 2, 0.0, tall, L.stick_bgr)
             if p.kind != "standing":
                 line(butt, butt + u * 0.045, 0.018, metal)  # picks at the butt end
             else:  # two hands on the one stick
