@@ -14,8 +14,11 @@ one) is decoded alone (decode-only frames/s), then analysed by
   calibration, vision, file writes), as ``run.json`` records it;
 - the ratio of that to the decode-only frames/s of the same clip in the same run;
 - the child's wall time (start-up, rules and report included), its CPU time
-  (user + system of the child and its ffmpeg decoder, from ``os.wait4``) per
-  frame, and its peak memory (``ru_maxrss``);
+  (user + system of the child, its calibration process and their ffmpeg decoders,
+  from ``os.wait4``) per frame, and peak memory: the sum of the peak resident sizes
+  of the child and of each of its descendants (``VmHWM`` sampled from ``/proc`` every
+  50 ms; the calibration process is one of them) — an upper bound of their peak
+  together — and the largest single process (``ru_maxrss``);
 - the load average when the clip started, so figures taken on a shared machine
   can be interpreted (CPU time per frame is the steadier figure).
 
@@ -33,6 +36,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -71,23 +75,50 @@ def decode_only(video: Path) -> dict:
     return {"frames": n, "wall_s": wall, "fps": n / wall if wall > 0 else float("nan"), "cpu_s": cpu}
 
 
+def _tree_peaks_mb(pid: int, peaks: dict[int, float]) -> None:
+    """Update ``peaks`` (pid → MB) with the peak resident size (VmHWM) of a process and its descendants."""
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peaks[p] = max(peaks.get(p, 0.0), float(line.split()[1]) / 1024.0)
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+
+
+def _sample_peaks(pid: int, stop: threading.Event, peaks: dict[int, float]) -> None:
+    while not stop.wait(0.05):
+        _tree_peaks_mb(pid, peaks)
+
+
 def analyze_child(video: Path, game: Path, out: Path) -> dict:
     """Run analyze in a child process; its wall time, CPU time, peak RSS and loop figures."""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(video), str(game), str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=_sample_peaks, args=(proc.pid, stop, peaks), daemon=True)
+    sampler.start()
     stdout = proc.stdout.read()
     stderr = proc.stderr.read()
+    stop.set()
+    sampler.join()
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"analyze failed ({proc.returncode}): {stderr.decode()[-2000:]}")
     res = json.loads(stdout.decode().strip().splitlines()[-1])
-    # wait4's rusage covers the child and the ffmpeg decoders it waited for; ru_maxrss is KiB on Linux.
+    # wait4's rusage covers the child and the processes it waited for (its calibration process,
+    # ffmpeg decoders); ru_maxrss is KiB on Linux, the largest of them, not their sum.
+    peaks[proc.pid] = max(peaks.get(proc.pid, 0.0), ru.ru_maxrss / 1024.0)
     res.update({"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "maxrss_mb": ru.ru_maxrss / 1024.0,
-                "load_avg_1min": load})
+                "peak_tree_rss_mb": sum(peaks.values()), "load_avg_1min": load})
     res["fps"] = res["frames"] / res["loop_s"] if res["loop_s"] > 0 else float("nan")
     return res
 
@@ -105,12 +136,14 @@ def bench_clip(label: str, video: Path, work: Path) -> dict:
            "cpu_ms_per_frame": 1000 * an["cpu_s"] / max(1, an["frames"]),
            "cpu_fps": an["frames"] / an["cpu_s"] if an["cpu_s"] > 0 else float("nan"),
            "decode_cpu_ms_per_frame": 1000 * dec["cpu_s"] / max(1, dec["frames"]),
-           "maxrss_mb": an["maxrss_mb"], "load_avg_1min": an["load_avg_1min"], "clip_s": n / fps if fps else None}
+           "maxrss_mb": an["maxrss_mb"], "peak_tree_rss_mb": an["peak_tree_rss_mb"],
+           "load_avg_1min": an["load_avg_1min"], "clip_s": n / fps if fps else None}
     print(f"{label:>10s} {row['size']:>9s} {row['frames']:5d} frames: analyze {row['analyze_fps']:.2f} frames/s, "
           f"decode only {row['decode_fps']:.1f} frames/s, ratio {row['ratio_to_decode']:.3f}; "
           f"wall {row['wall_s']:.1f} s; CPU {row['cpu_ms_per_frame']:.0f} ms/frame "
           f"({row['cpu_fps']:.2f} frames per CPU-s; decode {row['decode_cpu_ms_per_frame']:.1f} ms/frame); "
-          f"peak RSS {row['maxrss_mb']:.0f} MB; load average {row['load_avg_1min']:.1f}", flush=True)
+          f"peak RSS <= {row['peak_tree_rss_mb']:.0f} MB all processes ({row['maxrss_mb']:.0f} MB the largest); "
+          f"load average {row['load_avg_1min']:.1f}", flush=True)
     return row
 
 

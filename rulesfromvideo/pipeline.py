@@ -3,22 +3,33 @@
 `analyze(video, game, out_dir)` streams the video once. Per frame it asks the
 calibration stage for `rink_from_image`, the vision stage for one
 `tracks.jsonl` record in rink metres, and appends both to their files (memory
-stays flat in video length). At the end — or when interrupted — the rule
-detectors read the tracks back and `events.json`, `run.json` and `report.html`
-are written, each atomically, so an interrupted run leaves readable results
-for the frames that were processed. With `overlay` a second pass then decodes
-the clip again and writes `overlay.mp4` from the files just written, so its
-banner can show each call as it happens (the calls exist only after the rules).
+stays flat in video length). Calibration runs in a second process that decodes
+the video itself and pipes its per-frame results (a few hundred bytes each)
+ahead (`calibrations`, `rulesfromvideo.calibration_worker`), so calibration and
+vision use two cores at once; each stage still sees every frame in order, so the
+outputs are byte-identical to a one-process run (``parallel=False``). Threads do
+not overlap the two: both spend much of their time in Python, under one lock.
+
+At the end — or when interrupted — the rule detectors read the tracks back and
+`events.json`, `run.json` and `report.html` are written, each atomically, so an
+interrupted run leaves readable results for the frames that were processed. With
+`overlay` a second pass then decodes the clip again and writes `overlay.mp4` from
+the files just written, so its banner can show each call as it happens (the calls
+exist only after the rules).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
+from typing import Any
 
 
 class AnalyzeError(Exception):
@@ -69,6 +80,7 @@ def analyze(
     camera_profile_path: str | Path | None = None,
     progress: bool = True,
     max_frames: int | None = None,
+    parallel: bool = True,
 ) -> AnalyzeResult:
     """Run the whole pipeline on one video.
 
@@ -81,6 +93,8 @@ def analyze(
         camera_profile_path: a stored fixed-camera calibration (`calibration.fixed`).
         progress: show a progress bar with frames/s and ETA on stderr.
         max_frames: stop after this many frames (for quick looks and tests).
+        parallel: calibrate in a second process (`calibrations`); False runs both
+            stages in this process (same outputs, slower).
 
     Returns:
         The `AnalyzeResult`.
@@ -114,7 +128,10 @@ def analyze(
     from calibration.registration import Calibrator
     from vision.tracking import FrameTracker
 
-    calibrator = Calibrator(rink, camera_profile=profile, fps=fps)
+    if parallel:
+        calibs = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
+    else:
+        calibs = _calibrate_here(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
     tracker = FrameTracker(rink, game, fps)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -131,7 +148,7 @@ def analyze(
                     if max_frames is not None and index >= max_frames:
                         break
                     t = index / fps
-                    calib = calibrator.update(frame_bgr, index)
+                    calib = _next_calibration(calibs, index)
                     obs = tracker.update(frame_bgr, index, t, calib)
                     # The contract's three fields, plus the optional lens model and method
                     # (calibration.registration.CalibrationResult.to_record).
@@ -151,6 +168,7 @@ def analyze(
     except KeyboardInterrupt:
         complete = False
     finally:
+        calibs.close()  # stops the calibration process (also on Ctrl-C or an error)
         bar.close()
     seconds = time.perf_counter() - t0
 
@@ -178,6 +196,79 @@ def analyze(
         except Exception as exc:  # nor must the overlay
             (out_dir / "overlay_error.txt").write_text(f"overlay failed: {exc!r}\n")
     return result
+
+
+def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
+                 camera_profile_path: str | Path | None = None,
+                 max_frames: int | None = None) -> Iterator[tuple[int, Any]]:
+    """Per-frame `CalibrationResult`s, in frame order, computed in a second process.
+
+    The process (`rulesfromvideo.calibration_worker`) decodes the video itself (a 720p
+    frame decodes in a few ms, far less than sending it) and runs
+    `calibration.registration.Calibrator` over every frame in order; the pipe's buffer
+    bounds how far it runs ahead. Closing the generator stops the process.
+
+    Args:
+        video_path: the clip.
+        game_path: GAME.json (the process builds the same rink from it).
+        fps: the clip's frame rate.
+        camera_profile_path: a stored fixed-camera calibration, or None.
+        max_frames: stop after this many frames (None: all).
+
+    Yields:
+        (frame index, `CalibrationResult`).
+
+    Raises:
+        What decoding or calibration raised in the process (a truncated video's
+        ``VideoError``), after the results before it; ``RuntimeError`` when the process
+        ended without a word (killed for memory).
+    """
+    cmd = [sys.executable, "-m", "rulesfromvideo.calibration_worker", str(video_path), str(game_path), repr(float(fps))]
+    if camera_profile_path is not None:
+        cmd += ["--camera-profile", str(camera_profile_path)]
+    if max_frames is not None:
+        cmd += ["--max-frames", str(int(max_frames))]
+    # The child imports this very checkout, also when it is not the installed one.
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
+    try:
+        while True:
+            try:
+                item = pickle.load(proc.stdout)  # our own child's results: trusted
+            except EOFError:
+                raise RuntimeError(f"the calibration process stopped (exit code {proc.wait()})") from None
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        proc.stdout.close()
+        try:
+            proc.wait(timeout=10.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _calibrate_here(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any]]:
+    """(index, `CalibrationResult`) for each frame of ``frames``, in this process."""
+    for index, frame_bgr in frames:
+        if max_frames is not None and index >= max_frames:
+            return
+        yield index, calibrator.update(frame_bgr, index)
+
+
+def _next_calibration(calibs: Iterator[tuple[int, Any]], index: int):
+    """The calibration of frame ``index`` from ``calibs`` (both stages read the same frames)."""
+    got = next(calibs, None)
+    if got is None or got[0] != index:
+        raise RuntimeError(f"calibration out of step with the frames at frame {index}: got {got and got[0]}")
+    return got[1]
 
 
 def _obs_dict(obs) -> dict:

@@ -102,6 +102,42 @@ def test_blade_covariances_follow_each_frames_camera(sample, sample_run, tmp_pat
         assert cov[k, i, 0, 0] < cov[k, i, 1, 1]
 
 
+def test_calibration_process_gives_the_same_files_as_one_process(sample, sample_run, tmp_path):
+    """The calibration process only moves work to the second core: byte-identical outputs."""
+    video, game, _ = sample
+    _, out_parallel = sample_run
+    out = tmp_path / "one_process"
+    result = analyze(video, game, out, progress=False, max_frames=N, parallel=False)
+    assert result.frames == N and result.complete
+    for name in ("calibration.jsonl", "tracks.jsonl", "events.json"):
+        assert (out / name).read_bytes() == (out_parallel / name).read_bytes(), name
+
+
+def test_calibration_process_hands_back_its_errors(sample, tmp_path):
+    """An error in the calibration process reaches the caller as itself, not as a hang or EOF."""
+    from rulesfromvideo.pipeline import calibrations
+    from vision.video import VideoError
+
+    _, game, _ = sample
+    with pytest.raises(VideoError, match="missing.mp4"):
+        list(calibrations(tmp_path / "missing.mp4", game, 30.0))
+
+
+def test_truncated_video_keeps_the_frames_before_the_cut(sample, tmp_path):
+    """A file cut mid-way: a clear error naming it, and the frames decoded so far on disk."""
+    video, game, _ = sample
+    cut = tmp_path / "cut.mp4"
+    data = video.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(AnalyzeError, match="cut.mp4"):
+        analyze(cut, game, tmp_path / "out", progress=False)
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run["complete"] is False and run["error"]
+    n = len((tmp_path / "out" / "tracks.jsonl").read_text().splitlines())
+    assert 0 < n == run["frames_processed"]
+    assert len((tmp_path / "out" / "calibration.jsonl").read_text().splitlines()) == n
+
+
 def test_unreadable_video_is_a_clear_error(sample, tmp_path):
     _, game, _ = sample
     bad = tmp_path / "broken.mp4"

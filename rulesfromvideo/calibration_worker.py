@@ -1,0 +1,75 @@
+"""The calibration stage in a process of its own, for `rulesfromvideo.pipeline.calibrations`.
+
+``python -m rulesfromvideo.calibration_worker VIDEO GAME.json FPS [--camera-profile P]
+[--max-frames N]`` decodes the video itself and writes, for every frame in order, a
+pickled ``(frame index, calibration.registration.CalibrationResult)`` to its standard
+output, then a pickled ``None`` — or the pickled exception that stopped it (a truncated
+video's ``VideoError``). Anything else the stage prints goes to standard error, so the
+stream holds only results. The parent reads at its own pace; the pipe's buffer bounds
+how far this process runs ahead.
+
+A separate interpreter started with ``-m`` (not ``multiprocessing``'s spawn, which
+re-runs the parent's main script) works the same under the CLI, a script without a
+``__main__`` guard, pytest and a Ray worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rulesfromvideo.calibration_worker")
+    ap.add_argument("video")
+    ap.add_argument("game")
+    ap.add_argument("fps", type=float)
+    ap.add_argument("--camera-profile")
+    ap.add_argument("--max-frames", type=int)
+    args = ap.parse_args(argv)
+    # Results go to the original stdout; stray prints (ours or a library's) to stderr.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    try:
+        from calibration.registration import Calibrator
+        from calibration.rink import RinkModel
+        from rulesfromvideo.game import GameDescriptor
+        from vision.video import iter_frames
+
+        profile = None
+        if args.camera_profile:
+            from calibration.fixed import CameraProfile
+
+            profile = CameraProfile.load(args.camera_profile)
+        rink = RinkModel(GameDescriptor.from_file(args.game).rink_spec())
+        calibrator = Calibrator(rink, camera_profile=profile, fps=args.fps)
+        for index, frame_bgr in iter_frames(args.video):
+            if args.max_frames is not None and index >= args.max_frames:
+                break
+            pickle.dump((index, calibrator.update(frame_bgr, index)), out, protocol=pickle.HIGHEST_PROTOCOL)
+            out.flush()
+        pickle.dump(None, out)
+        out.flush()
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
+        return 130
+    except BrokenPipeError:  # the parent stopped reading (it finished early or was stopped)
+        return 0
+    except BaseException as exc:
+        try:
+            pickle.dump(exc, out)
+            out.flush()
+        except Exception:
+            print(f"calibration worker: {exc!r}", file=sys.stderr)
+        return 1
+    finally:
+        try:
+            out.close()
+        except OSError:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
