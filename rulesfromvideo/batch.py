@@ -156,6 +156,9 @@ def _run_on_ray(todo: list[tuple], address: str, overlay: bool, max_frames: int 
         else:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
+        # One CPU per video, although analyze's calibration process keeps about 0.4 of a
+        # second core busy (docs/benchmarks.md): a full cluster runs a little
+        # over-subscribed rather than leaving cores idle between the two stages.
         task = ray.remote(num_cpus=1, max_retries=1)(analyze_one)
         refs = [task.remote(v, g, od, overlay, max_frames, cp) for v, g, od, cp in todo]
         outcomes = []
