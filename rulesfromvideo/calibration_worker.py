@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
         from rulesfromvideo.game import GameDescriptor
+        from rulesfromvideo.pipeline import calibrate_frames
         from vision.video import iter_frames
 
         profile = None
@@ -45,10 +46,8 @@ def main(argv: list[str] | None = None) -> int:
             profile = CameraProfile.load(args.camera_profile)
         rink = RinkModel(GameDescriptor.from_file(args.game).rink_spec())
         calibrator = Calibrator(rink, camera_profile=profile, fps=args.fps)
-        for index, frame_bgr in iter_frames(args.video):
-            if args.max_frames is not None and index >= args.max_frames:
-                break
-            pickle.dump((index, calibrator.update(frame_bgr, index)), out, protocol=pickle.HIGHEST_PROTOCOL)
+        for item in calibrate_frames(iter_frames(args.video), calibrator, args.max_frames):
+            pickle.dump(item, out, protocol=pickle.HIGHEST_PROTOCOL)
             out.flush()
         pickle.dump(None, out)
         out.flush()

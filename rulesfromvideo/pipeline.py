@@ -120,7 +120,7 @@ def analyze(
 
     rink = RinkModel(game.rink_spec())
     profile = None
-    if camera_profile_path is not None:
+    if camera_profile_path is not None:  # also with the calibration process: a bad file fails here, first
         from calibration.fixed import CameraProfile
 
         profile = CameraProfile.load(camera_profile_path)
@@ -131,7 +131,7 @@ def analyze(
     if parallel:
         calibs = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
     else:
-        calibs = _calibrate_here(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
+        calibs = calibrate_frames(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
     tracker = FrameTracker(rink, game, fps)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -255,8 +255,9 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
             proc.wait()
 
 
-def _calibrate_here(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any]]:
-    """(index, `CalibrationResult`) for each frame of ``frames``, in this process."""
+def calibrate_frames(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any]]:
+    """(index, `CalibrationResult`) for each (index, frame_bgr) of ``frames``, in order, in this
+    process (``analyze(parallel=False)``, and the body of `rulesfromvideo.calibration_worker`)."""
     for index, frame_bgr in frames:
         if max_frames is not None and index >= max_frames:
             return
