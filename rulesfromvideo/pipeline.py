@@ -36,6 +36,10 @@ class AnalyzeError(Exception):
     """A bad input to `analyze` (unreadable video, bad descriptor); the message says which."""
 
 
+class CalibrationProcessError(RuntimeError):
+    """The calibration process ended without a result or an error (killed, or it could not start)."""
+
+
 @dataclass
 class AnalyzeResult:
     """What one `analyze` run produced.
@@ -161,8 +165,9 @@ def analyze(
                     complete = True
                 if max_frames is not None and frames_done >= max_frames:
                     complete = True
-            except VideoError as exc:
-                # A truncated file mid-way: keep what was read, say so in run.json.
+            except (VideoError, CalibrationProcessError) as exc:
+                # A truncated file mid-way, or the calibration process gone: keep what was
+                # read, say so in run.json.
                 _write_run(out_dir, video_path, frames_done, n_frames, False, str(exc), t0)
                 raise AnalyzeError(f"{video_path}: {exc} (after {frames_done} frames)") from exc
     except KeyboardInterrupt:
@@ -220,8 +225,8 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
 
     Raises:
         What decoding or calibration raised in the process (a truncated video's
-        ``VideoError``), after the results before it; ``RuntimeError`` when the process
-        ended without a word (killed for memory).
+        ``VideoError``), after the results before it; `CalibrationProcessError` when the
+        process ended without a word (killed for memory, or it could not start).
     """
     cmd = [sys.executable, "-m", "rulesfromvideo.calibration_worker", str(video_path), str(game_path), repr(float(fps))]
     if camera_profile_path is not None:
@@ -238,7 +243,8 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
             try:
                 item = pickle.load(proc.stdout)  # our own child's results: trusted
             except EOFError:
-                raise RuntimeError(f"the calibration process stopped (exit code {proc.wait()})") from None
+                raise CalibrationProcessError(
+                    f"the calibration process stopped without a word (exit code {proc.wait()})") from None
             if item is None:
                 return
             if isinstance(item, BaseException):

@@ -123,6 +123,19 @@ def test_calibration_process_hands_back_its_errors(sample, tmp_path):
         list(calibrations(tmp_path / "missing.mp4", game, 30.0))
 
 
+def test_calibration_process_that_dies_is_a_clear_error_not_a_hang(sample, tmp_path, monkeypatch):
+    """A calibration process that ends without a word (here: an interpreter that exits at once,
+    as a process killed for memory would): analyze says so and run.json records it."""
+    import sys
+
+    video, game, _ = sample
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    with pytest.raises(AnalyzeError, match="calibration process stopped"):
+        analyze(video, game, tmp_path / "out", progress=False, max_frames=N)
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run["complete"] is False and "calibration process" in run["error"]
+
+
 def test_truncated_video_keeps_the_frames_before_the_cut(sample, tmp_path):
     """A file cut mid-way: a clear error naming it, and the frames decoded so far on disk."""
     video, game, _ = sample
