@@ -37,7 +37,8 @@ class AnalyzeError(Exception):
 
 
 class CalibrationProcessError(RuntimeError):
-    """The calibration process ended without a result or an error (killed, or it could not start)."""
+    """The calibration stage ended without a result or an error (its process killed or unable to
+    start), or fell out of step with the frames."""
 
 
 @dataclass
@@ -274,7 +275,8 @@ def _next_calibration(calibs: Iterator[tuple[int, Any]], index: int):
     """The calibration of frame ``index`` from ``calibs`` (both stages read the same frames)."""
     got = next(calibs, None)
     if got is None or got[0] != index:
-        raise RuntimeError(f"calibration out of step with the frames at frame {index}: got {got and got[0]}")
+        raise CalibrationProcessError(f"calibration out of step with the frames at frame {index}: "
+                                      f"got {None if got is None else got[0]}")
     return got[1]
 
 
