@@ -147,14 +147,14 @@ class PuckDetector:
             x0, y0, x1, y1 = (int(v) for v in roi_xyxy_px)
             x0, y0, x1, y1 = max(0, x0), max(0, y0), min(Wf, x1), min(Hf, y1)
         if x1 - x0 < 3 or y1 - y0 < 3 or not scene.ok:
-            return _empty()
+            return empty_candidates()
         crop = frame_bgr[y0:y1, x0:x1]
         v = max_channel(crop) if v_full is None else v_full[y0:y1, x0:x1]
 
         # Ice mask of the crop (work resolution → full resolution, nearest).
         ice = _mask_crop(scene, x0, y0, x1, y1)
         if not np.any(ice):
-            return _empty()
+            return empty_candidates()
 
         # Kernel: larger than the biggest puck seen in this crop (its lowest ice row is nearest).
         rows = np.nonzero(ice.any(axis=1))[0]
@@ -176,7 +176,7 @@ class PuckDetector:
         cand &= ice
         rows_out = self._candidates(cand, crop, v, bg, dark, floor, scene, x0, y0, Wf, Hf, k, prev_v, prev_cam)
         if not rows_out:
-            return _empty()
+            return empty_candidates()
         arr = np.asarray(rows_out, dtype=np.float64)
         order = np.argsort(-arr[:, 2], kind="stable")
         keep_rows: list[int] = []
@@ -361,7 +361,8 @@ def max_channel(img_bgr: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(img_bgr[:, :, 0], img_bgr[:, :, 1]), img_bgr[:, :, 2])
 
 
-def _empty() -> Detections:
+def empty_candidates() -> Detections:
+    """No puck candidates, with every data key of ``PuckDetector.detect``."""
     d = Detections.empty()
     for key, shape in (("centre_xy_px", (0, 2)), ("xy_rink_m", (0, 2)), ("area_px", (0,)),
                        ("expected_area_px", (0,)), ("contrast", (0,)), ("isolation", (0,)), ("motion", (0,))):
@@ -723,7 +724,7 @@ def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px:
 
 
 def _empty_streaks() -> Detections:
-    d = _empty()
+    d = empty_candidates()
     d.data["streak_length_px"] = np.zeros(0)
     d.data["streak_dir"] = np.zeros((0, 2))
     return d

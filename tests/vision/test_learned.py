@@ -64,8 +64,11 @@ def rendered(tmp_path_factory) -> dict:
 
 
 def test_runtime_does_not_import_torch():
+    # Both shipped models: the pose detector and the puck verifier (vision.puck_verifier).
     code = ("import sys, numpy as np; from vision.learned import OnnxPoseDetector, DEFAULT_MODEL_PATH\n"
             "if DEFAULT_MODEL_PATH.is_file(): OnnxPoseDetector()(np.zeros((720, 1280, 3), np.uint8))\n"
+            "from vision import puck_verifier as pv\n"
+            "if pv.DEFAULT_MODEL_PATH.is_file(): pv.PuckVerifier()(np.zeros((72, 128, 3), np.uint8), [[5.0, 5.0]], [9.0])\n"
             "print(any(m == 'torch' or m.startswith('torch.') or m.startswith('ultralytics') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

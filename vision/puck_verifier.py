@@ -1,0 +1,202 @@
+"""Learned puck verifier: is there a puck at this candidate? (patch classifier on ONNX Runtime)
+
+The classical detectors (``vision.puck``, ``vision.puck_motion``) propose candidates from
+darkness, compactness, isolation and motion. Where the puck touches a stick blade, a
+sledge or a line, those cues fail together: the puck merges into one dark object and
+its candidate scores low. A small classifier looks at the candidate's surroundings
+instead, at the scale of the puck there, and says how much it looks like a puck.
+
+A patch is a square of ``PATCH_SIDE_PUCKS`` puck extents around the candidate's centre,
+resampled to ``PATCH_PX`` × ``PATCH_PX`` pixels (so a puck is ~``PATCH_PX /
+PATCH_SIDE_PUCKS`` px wide in every patch, whatever the camera's distance). The same
+function cuts the training patches (``models/puck_patch_data.py``) and the run-time
+ones, so the two cannot drift apart.
+
+The model is an ultralytics classification network (``models/train_puck_verifier.py``,
+card ``models/puck_verifier.md``) exported to ONNX; at run time only ONNX Runtime.
+Input: (N, 3, PATCH_PX, PATCH_PX) float32 RGB in [0, 1] (ultralytics' classify
+preprocessing with mean 0, std 1); output: (N, 2) class probabilities, classes in
+folder order (``background``, ``puck``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import PUCK, Detections
+from vision.puck import empty_candidates
+
+#: Where the trained model ships.
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "puck_verifier.onnx"
+
+#: Patch size fed to the network, px.
+PATCH_PX = 32
+#: Patch side in puck extents (the puck's expected image width at the candidate).
+PATCH_SIDE_PUCKS = 5.0
+#: Smallest patch side in image px: a far puck still gets some context.
+MIN_SIDE_PX = 12.0
+
+
+def patch_side_px(expected_area_px: np.ndarray) -> np.ndarray:
+    """Patch side in image px for candidates whose puck would cover ``expected_area_px``.
+
+    Args:
+        expected_area_px: (N,) expected image area of a puck at each candidate, px².
+
+    Returns:
+        (N,) side of the square cut around each candidate, px.
+    """
+    ext = np.sqrt(np.maximum(np.asarray(expected_area_px, dtype=np.float64), 1.0))
+    return np.maximum(PATCH_SIDE_PUCKS * ext, MIN_SIDE_PX)
+
+
+def crop_patches(frame_bgr: np.ndarray, centre_xy_px: np.ndarray, side_px: np.ndarray) -> np.ndarray:
+    """Square patches around image points, resampled to ``PATCH_PX`` (bilinear, edges replicated).
+
+    Args:
+        frame_bgr: (H, W, 3) uint8 frame.
+        centre_xy_px: (N, 2) patch centres, image px.
+        side_px: (N,) patch sides, image px.
+
+    Returns:
+        (N, PATCH_PX, PATCH_PX, 3) uint8 BGR patches.
+    """
+    c = np.asarray(centre_xy_px, dtype=np.float64).reshape(-1, 2)
+    side = np.broadcast_to(np.asarray(side_px, dtype=np.float64), (len(c),))
+    out = np.empty((len(c), PATCH_PX, PATCH_PX, 3), np.uint8)
+    half = (PATCH_PX - 1) / 2.0
+    for i, ((cx, cy), s) in enumerate(zip(c, side)):
+        k = PATCH_PX / s  # patch px per image px
+        M = np.array([[k, 0.0, half - k * cx], [0.0, k, half - k * cy]])
+        # Bilinear is enough: sides are ~12-60 px, so a patch is at most ~2x shrunk.
+        out[i] = cv2.warpAffine(frame_bgr, M, (PATCH_PX, PATCH_PX), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def dark_peaks(v_full: np.ndarray, scene, detector, roi_xyxy_px: tuple[int, int, int, int] | None = None,
+               max_peaks: int = 32, spacing_px: int = 5) -> Detections:
+    """Puck-sized dark spots on or at the edge of the ice, whatever they are joined to.
+
+    The classical detector segments dark blobs and judges each as a whole, so a puck
+    merged with a stick blade, a shaft or a sledge is never proposed. Here every local
+    maximum of darkness (against a closing as wide as ~2 pucks, which fills pucks and
+    shafts but not bodies) is a proposal; the verifier decides which are pucks.
+
+    Args:
+        v_full: (H, W) uint8 max-channel image of the frame.
+        scene: the frame's ``IceScene`` (``cam``, ``ice_mask_full``, ``ice_v_full``).
+        detector: the ``PuckDetector`` (puck size model: ``expected_size_px``, ``thickness_m``).
+        roi_xyxy_px: search window (x0, y0, x1, y1), px; None = whole frame.
+        max_peaks: at most this many proposals, darkest first.
+        spacing_px: proposals are local maxima over this window, px.
+
+    Returns:
+        Detections (class PUCK, confidence 0: the classical cues have no opinion) with the
+        puck detector's data keys (``area_px`` = the expected area, ``contrast`` = relative
+        darkness, ``isolation`` and ``motion`` 0).
+    """
+    Hf, Wf = v_full.shape[:2]
+    x0, y0, x1, y1 = (0, 0, Wf, Hf) if roi_xyxy_px is None else roi_xyxy_px
+    x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(Wf, int(x1)), min(Hf, int(y1))
+    empty = empty_candidates()
+    if x1 - x0 < 5 or y1 - y0 < 5 or not scene.ok:
+        return empty
+    ice = scene.ice_mask_full[y0:y1, x0:x1]
+    if not np.any(ice):
+        return empty
+    cam = scene.cam
+    rows = np.nonzero(ice.any(axis=1))[0]
+    probe = np.array([[0.5 * (x0 + x1), y0 + rows[-1]]], dtype=np.float64)
+    probe_rink, ok = cam.rink_from_image(probe)
+    _, ext = detector.expected_size_px(cam, probe_rink if np.all(ok) else np.zeros((1, 2)))
+    k = int(np.clip(np.ceil(2.2 * ext.max()) + 2, 5, 61)) | 1
+    v = v_full[y0:y1, x0:x1]
+    bg = cv2.morphologyEx(v, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    dark = cv2.blur(cv2.subtract(bg, v), (3, 3))
+    # As dark as the classical detector asks of a puck pixel, against ice-bright background.
+    floor = max(20.0, 0.5 * float(scene.ice_v_full))
+    thr = (0.35 * np.maximum(bg, floor)).astype(np.uint8)
+    # A puck touching a player lies on the ice mask's edge: look a few px beyond it.
+    near_ice = cv2.dilate(ice, np.ones((7, 7), np.uint8)) > 0
+    peak = (dark >= cv2.dilate(dark, np.ones((spacing_px, spacing_px), np.uint8))) & (dark > thr) & near_ice
+    ys, xs = np.nonzero(peak)
+    if len(xs) == 0:
+        return empty
+    order = np.argsort(-dark[ys, xs].astype(np.int32), kind="stable")
+    ys, xs = ys[order], xs[order]
+    keep: list[int] = []
+    for i in range(len(xs)):  # flat maxima give several equal pixels: one proposal per spot
+        if all(abs(int(xs[i]) - int(xs[j])) >= spacing_px or abs(int(ys[i]) - int(ys[j])) >= spacing_px for j in keep):
+            keep.append(i)
+            if len(keep) >= max_peaks:
+                break
+    xy_px = np.stack([xs[keep] + x0, ys[keep] + y0], axis=1).astype(np.float64)
+    xy_rink, ok = cam.rink_from_image(xy_px, z_m=detector.thickness_m / 2.0)
+    xy_px, xy_rink = xy_px[ok], xy_rink[ok]
+    if len(xy_px) == 0:
+        return empty
+    area, ext_px = detector.expected_size_px(cam, xy_rink)
+    rel = dark[ys[keep], xs[keep]][ok] / np.maximum(bg[ys[keep], xs[keep]][ok], floor)
+    n = len(xy_px)
+    return Detections.from_centers(xy_px, np.stack([ext_px, ext_px], axis=1), np.zeros(n), class_id=PUCK,
+                                   xy_rink_m=xy_rink, area_px=area, expected_area_px=area, contrast=rel,
+                                   isolation=np.zeros(n), motion=np.zeros(n))
+
+
+class PuckVerifier:
+    """ONNX Runtime patch classifier: probability that a candidate is the puck.
+
+    Args:
+        model_path: the ONNX file (default ``models/puck_verifier.onnx``).
+        threads: ONNX Runtime intra-op threads.
+
+    Raises:
+        FileNotFoundError: the model file does not exist.
+    """
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL_PATH, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"puck verifier model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        meta = self.session.get_modelmeta().custom_metadata_map
+        names = _literal(meta.get("names")) or {0: "background", 1: "puck"}
+        self.puck_index = next((int(k) for k, v in names.items() if v == "puck"), 1)
+        shape = self.session.get_inputs()[0].shape
+        # A static batch (ultralytics' default export) is fed one patch at a time.
+        self.batch = shape[0] if isinstance(shape[0], int) else None
+
+    def probabilities(self, patches_bgr: np.ndarray) -> np.ndarray:
+        """(N,) puck probability of (N, PATCH_PX, PATCH_PX, 3) uint8 BGR patches."""
+        if len(patches_bgr) == 0:
+            return np.zeros(0)
+        x = np.ascontiguousarray(patches_bgr[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        if self.batch is None:
+            p = self.session.run(None, {self.input_name: x})[0]
+        else:
+            p = np.concatenate([self.session.run(None, {self.input_name: x[i:i + 1]})[0] for i in range(len(x))])
+        return np.asarray(p[:, self.puck_index], dtype=np.float64)
+
+    def __call__(self, frame_bgr: np.ndarray, centre_xy_px: np.ndarray, expected_area_px: np.ndarray) -> np.ndarray:
+        """(N,) puck probability of candidates at ``centre_xy_px`` (N, 2) image px with ``expected_area_px`` (N,)."""
+        return self.probabilities(crop_patches(frame_bgr, centre_xy_px, patch_side_px(expected_area_px)))
+
+
+def _literal(text: str | None):
+    if not text:
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
