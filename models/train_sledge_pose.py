@@ -208,20 +208,24 @@ def train_args(a: argparse.Namespace) -> dict:
     )
 
 
-def stage_train(a: argparse.Namespace) -> dict:
+def ultralytics_train(model_yaml: str, args: dict, threads: int) -> dict:
+    """Train ``model_yaml`` from scratch with ultralytics ``args`` on ``threads`` CPU threads → wall time and args."""
     import torch
 
-    torch.set_num_threads(a.threads)
+    torch.set_num_threads(threads)
     _offline_ultralytics()
     from ultralytics import YOLO
 
-    args = train_args(a)
     log("train settings: " + json.dumps(args))
     t0 = time.time()
-    YOLO(a.model).train(**args)
+    YOLO(model_yaml).train(**args)
     wall = time.time() - t0
     log(f"train wall {wall / 60:.1f} min")
     return {"train_wall_s": round(wall, 1), "train_args": args}
+
+
+def stage_train(a: argparse.Namespace) -> dict:
+    return ultralytics_train(a.model, train_args(a), a.threads)
 
 
 # ---------------------------------------------------------------------------- onnx
