@@ -68,6 +68,7 @@ from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
+from vision.puck_verifier import dark_peaks
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 BLADE_HALF_GAP_M = 0.125
@@ -803,6 +804,7 @@ class FrameObservation:
             ``team`` is "home" | "away" | None (colour ambiguous so far).
         puck_candidates: the puck detector's output (image px), for debugging and overlays.
         player_detections: the player detector's output (image px, ``tracker_id`` filled).
+        puck_peaks: the dark-peak proposals of the frame (image px) when the tracker makes them.
     """
 
     frame: int
@@ -811,6 +813,7 @@ class FrameObservation:
     players: list[dict]
     puck_candidates: Detections | None = None
     player_detections: Detections | None = None
+    puck_peaks: Detections | None = None
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -863,7 +866,8 @@ class FrameTracker:
     """
 
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
-                 goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33) -> None:
+                 goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33,
+                 puck_verifier: Any = "default") -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -893,6 +897,14 @@ class FrameTracker:
         self.goalkeeper_detector = goalkeeper_detector
         self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
         self._gk_last = -(10**9)
+        # The learned puck verifier (``vision.puck_verifier``) rescored every candidate:
+        # "default" = the shipped model (None when it is missing), None = classical scores only.
+        self.puck_verifier = _default_puck_verifier() if puck_verifier == "default" else puck_verifier
+        self.verifier_veto_p = 0.2
+        # Dark-peak proposals (``vision.puck_verifier.dark_peaks``), reported in ``obs.puck_peaks``
+        # only, not tracked: the verifier cannot yet tell a puck held at a blade from a bare blade
+        # (see ``_verify``). The training recipe turns them on to cut its patches.
+        self.propose_peaks = False
 
     def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
         """Process one frame.
@@ -961,14 +973,49 @@ class FrameTracker:
         moving = self._to_rink(self.motion_detector.detect(frame_bgr, v_full, scene, list(self._earlier), self.fps),
                                cam, lens_map)
         moving.data["moved"] = np.ones(len(moving))
-        cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
+        cands = Detections.merge([_with_streak_keys(cands), _with_streak_keys(moving)])
+        peaks = None
+        if self.propose_peaks:
+            peaks = self._peaks(v_full, scene, cam, lens_map, cands, roi if self.puck.active else None)
+        if self.puck_verifier is not None:
+            self._verify(frame_bgr, cands)
+            cands = cands[cands.confidence >= self.puck_detector.config.min_score]
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
         self._earlier.appendleft((v_full, cam))
-        return FrameObservation(frame_index, float(t), puck, players, cands, dets)
+        return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks)
 
     # ----------------------------------------------------------------- helpers
+    def _peaks(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
+               roi: tuple[int, int, int, int] | None) -> Detections:
+        """Dark-peak proposals not already among ``cands``, with the candidates' data keys."""
+        peaks = self._to_rink(dark_peaks(v_full, scene, self.puck_detector, roi), cam, lens_map)
+        if len(peaks) and len(cands):
+            d = np.linalg.norm(peaks.data["centre_xy_px"][:, None] - cands.data["centre_xy_px"][None], axis=2)
+            ext = np.sqrt(np.maximum(peaks.data["expected_area_px"], 1.0))
+            peaks = peaks[np.all(d > 0.6 * ext[:, None] + 1.5, axis=1)]
+        peaks = _with_streak_keys(peaks)
+        peaks.data["peak"] = np.ones(len(peaks))
+        return peaks
+
+    def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:
+        """Veto candidates the learned verifier does not see a puck in (in place).
+
+        A candidate whose verifier probability is under ``verifier_veto_p`` keeps at most that
+        probability as its score; the others keep their classical score. The verifier only
+        vetoes: raising weak candidates (or dark peaks) to its probability found more pucks on
+        the tuning clips (recall 46 -> 56 %) but also followed bare stick blades it takes for a
+        carried puck, and precision fell (docs/vision.md, "Learned puck verifier").
+        """
+        if self.puck_verifier is None or not len(cands):
+            return
+        p = self.puck_verifier(frame_bgr, cands.data["centre_xy_px"], cands.data["expected_area_px"])
+        c = np.asarray(cands.confidence, dtype=np.float64)
+        cands.data["classical_score"] = c
+        cands.data["verifier_p"] = p
+        cands.confidence = np.where(p < self.verifier_veto_p, np.minimum(c, p), c)
+
     def _camera(self, H: np.ndarray, width: int, height: int) -> PlaneCamera:
         key = H.tobytes() + bytes([width % 256, height % 256])
         if key != self._cam_key:
@@ -1130,6 +1177,16 @@ def _default_goalkeeper_detector():
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def _default_puck_verifier():
+    """The shipped puck verifier, or None (no model file)."""
+    from vision.puck_verifier import DEFAULT_MODEL_PATH, PuckVerifier
+
+    if not DEFAULT_MODEL_PATH.is_file():
+        return None
+    return PuckVerifier()
+
+
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:
     if puck.kf is None or len(cands) == 0:
         return False
@@ -1164,7 +1221,8 @@ def _lens_mapper(calib: Any):
 
 
 def _with_streak_keys(d: Detections) -> Detections:
-    """Compact candidates get ``streak_length_px`` 0, ``streak_dir`` (0, 0) and ``moved`` 0 so they merge with streaks."""
+    """Candidates get the keys they lack (``streak_length_px`` 0, ``streak_dir`` (0, 0), ``moved`` 0,
+    ``peak`` 0) so that compact blobs, streaks, moved objects and dark peaks merge."""
     if len(d) == 0 and "xy_rink_m" not in d.data:
         d.data.update({"centre_xy_px": np.zeros((0, 2)), "xy_rink_m": np.zeros((0, 2)), "area_px": np.zeros(0),
                        "expected_area_px": np.zeros(0), "contrast": np.zeros(0), "isolation": np.zeros(0),
@@ -1172,5 +1230,6 @@ def _with_streak_keys(d: Detections) -> Detections:
     d.data.setdefault("streak_length_px", np.zeros(len(d)))
     d.data.setdefault("streak_dir", np.zeros((len(d), 2)))
     d.data.setdefault("moved", np.zeros(len(d)))  # 1 for the motion detector's candidates
+    d.data.setdefault("peak", np.zeros(len(d)))  # 1 for the dark-peak proposals
     return d
 
