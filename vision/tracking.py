@@ -1010,7 +1010,13 @@ class FrameTracker:
         """
         if self.puck_verifier is None or not len(cands):
             return
-        p = self.puck_verifier(frame_bgr, cands.data["centre_xy_px"], cands.data["expected_area_px"])
+        try:
+            p = np.asarray(self.puck_verifier(frame_bgr, cands.data["centre_xy_px"], cands.data["expected_area_px"]),
+                           dtype=np.float64).reshape(len(cands))
+        except Exception as exc:  # a failing model must not cost the frame: classical scores from now on
+            warnings.warn(f"puck verifier failed ({exc!r}); classical puck scores only from now on")
+            self.puck_verifier = None
+            return
         c = np.asarray(cands.confidence, dtype=np.float64)
         cands.data["classical_score"] = c
         cands.data["verifier_p"] = p
@@ -1179,12 +1185,16 @@ def _default_goalkeeper_detector():
 
 @functools.lru_cache(maxsize=1)
 def _default_puck_verifier():
-    """The shipped puck verifier, or None (no model file)."""
+    """The shipped puck verifier, or None (no model file, or one ONNX Runtime cannot load: said once)."""
     from vision.puck_verifier import DEFAULT_MODEL_PATH, PuckVerifier
 
     if not DEFAULT_MODEL_PATH.is_file():
         return None
-    return PuckVerifier()
+    try:
+        return PuckVerifier(DEFAULT_MODEL_PATH)
+    except Exception as exc:  # a damaged model must not stop the analysis: classical scores only
+        warnings.warn(f"puck verifier {DEFAULT_MODEL_PATH} not loaded ({exc!r}); classical puck scores only")
+        return None
 
 
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:

@@ -357,3 +357,60 @@ def test_rebound_hidden_for_five_frames_is_picked_up_where_it_reappears(kit):
     assert np.hypot(recs[f_back]["x"] - truth(f_back)[0], recs[f_back]["y"] - truth(f_back)[1]) < 0.05
     for f in range(f_back + 2, 26):
         assert recs[f]["measured"] and np.hypot(recs[f]["x"] - truth(f)[0], recs[f]["y"] - truth(f)[1]) < 0.05
+
+
+# ------------------------------------------------------------------ the learned puck verifier's veto
+def _puck_records(kit, verifier, n=12):
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, puck_verifier=verifier)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    recs = []
+    for f in range(n):
+        t = f / FPS
+        img, _ = kit.drawer.frame({}, (1.0 + 6.0 * t, -2.0 + 1.5 * t, 0.0127))
+        recs.append(tracker.update(img, f, t, H).puck)
+    return recs, tracker
+
+
+def test_verifier_vetoes_under_its_threshold_and_never_promotes(kit):
+    from vision.detections import Detections
+
+    p = np.array([1.0, 0.1, 0.5, 0.19])
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, puck_verifier=lambda f, c, a: p)
+    cands = Detections.from_centers(np.zeros((4, 2)), np.ones(2), np.array([0.3, 0.6, 0.05, 0.9]),
+                                    expected_area_px=np.full(4, 20.0))
+    tracker._verify(np.zeros((8, 8, 3), np.uint8), cands)
+    # p >= 0.2 keeps the classical score (never raised to p); p < 0.2 caps it at p.
+    assert np.allclose(cands.confidence, [0.3, 0.1, 0.05, 0.19])
+    assert np.allclose(cands.data["classical_score"], [0.3, 0.6, 0.05, 0.9])
+
+
+def test_verifier_that_sees_no_puck_stops_every_track(kit):
+    classical, _ = _puck_records(kit, None)
+    assert all(r is not None and r["measured"] for r in classical[3:])
+    never, _ = _puck_records(kit, lambda frame, c, a: np.zeros(len(c)))
+    assert all(r is None for r in never)
+
+
+def test_a_failing_verifier_warns_and_falls_back_to_classical_scores(kit):
+    def broken(frame, c, a):
+        raise RuntimeError("onnxruntime: bad model")
+
+    with pytest.warns(UserWarning, match="puck verifier failed"):
+        recs, tracker = _puck_records(kit, broken)
+    assert tracker.puck_verifier is None
+    assert recs == _puck_records(kit, None)[0]
+
+
+def test_a_damaged_verifier_model_is_said_once_and_skipped(tmp_path, monkeypatch):
+    import vision.puck_verifier as pv
+    from vision.tracking import _default_puck_verifier
+
+    bad = tmp_path / "puck_verifier.onnx"
+    bad.write_bytes(b"not an onnx model")
+    monkeypatch.setattr(pv, "DEFAULT_MODEL_PATH", bad)
+    _default_puck_verifier.cache_clear()
+    try:
+        with pytest.warns(UserWarning, match="puck verifier .* not loaded"):
+            assert _default_puck_verifier() is None
+    finally:
+        _default_puck_verifier.cache_clear()
