@@ -897,7 +897,7 @@ class FrameTracker:
         self.goalkeeper_detector = goalkeeper_detector
         self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
         self._gk_last = -(10**9)
-        # The learned puck verifier (``vision.puck_verifier``) rescored every candidate:
+        # The learned puck verifier (``vision.puck_verifier``) vetoes candidates (``_verify``):
         # "default" = the shipped model (None when it is missing), None = classical scores only.
         self.puck_verifier = _default_puck_verifier() if puck_verifier == "default" else puck_verifier
         self.verifier_veto_p = 0.2
@@ -973,7 +973,7 @@ class FrameTracker:
         moving = self._to_rink(self.motion_detector.detect(frame_bgr, v_full, scene, list(self._earlier), self.fps),
                                cam, lens_map)
         moving.data["moved"] = np.ones(len(moving))
-        cands = Detections.merge([_with_streak_keys(cands), _with_streak_keys(moving)])
+        cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         peaks = None
         if self.propose_peaks:
             peaks = self._peaks(v_full, scene, cam, lens_map, cands, roi if self.puck.active else None)
@@ -989,14 +989,12 @@ class FrameTracker:
     # ----------------------------------------------------------------- helpers
     def _peaks(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
                roi: tuple[int, int, int, int] | None) -> Detections:
-        """Dark-peak proposals not already among ``cands``, with the candidates' data keys."""
+        """Dark-peak proposals not already among ``cands`` (farther than 0.6 puck widths + 1.5 px)."""
         peaks = self._to_rink(dark_peaks(v_full, scene, self.puck_detector, roi), cam, lens_map)
         if len(peaks) and len(cands):
             d = np.linalg.norm(peaks.data["centre_xy_px"][:, None] - cands.data["centre_xy_px"][None], axis=2)
             ext = np.sqrt(np.maximum(peaks.data["expected_area_px"], 1.0))
             peaks = peaks[np.all(d > 0.6 * ext[:, None] + 1.5, axis=1)]
-        peaks = _with_streak_keys(peaks)
-        peaks.data["peak"] = np.ones(len(peaks))
         return peaks
 
     def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:
@@ -1231,8 +1229,7 @@ def _lens_mapper(calib: Any):
 
 
 def _with_streak_keys(d: Detections) -> Detections:
-    """Candidates get the keys they lack (``streak_length_px`` 0, ``streak_dir`` (0, 0), ``moved`` 0,
-    ``peak`` 0) so that compact blobs, streaks, moved objects and dark peaks merge."""
+    """Compact candidates get ``streak_length_px`` 0, ``streak_dir`` (0, 0) and ``moved`` 0 so they merge with streaks."""
     if len(d) == 0 and "xy_rink_m" not in d.data:
         d.data.update({"centre_xy_px": np.zeros((0, 2)), "xy_rink_m": np.zeros((0, 2)), "area_px": np.zeros(0),
                        "expected_area_px": np.zeros(0), "contrast": np.zeros(0), "isolation": np.zeros(0),
@@ -1240,6 +1237,5 @@ def _with_streak_keys(d: Detections) -> Detections:
     d.data.setdefault("streak_length_px", np.zeros(len(d)))
     d.data.setdefault("streak_dir", np.zeros((len(d), 2)))
     d.data.setdefault("moved", np.zeros(len(d)))  # 1 for the motion detector's candidates
-    d.data.setdefault("peak", np.zeros(len(d)))  # 1 for the dark-peak proposals
     return d
 
