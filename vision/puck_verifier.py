@@ -35,7 +35,7 @@ DEFAULT_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "puck_v
 
 #: Patch size fed to the network, px.
 PATCH_PX = 32
-#: Patch side in puck extents (the puck's expected image width at the candidate).
+#: Patch side in puck sizes (a puck size: the square root of its expected image area at the candidate).
 PATCH_SIDE_PUCKS = 5.0
 #: Smallest patch side in image px: a far puck still gets some context.
 MIN_SIDE_PX = 12.0
