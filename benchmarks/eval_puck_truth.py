@@ -6,6 +6,7 @@ detectors' and trackers' own. One row per clip, then the pooled row (counts summ
 
     .venv/bin/python benchmarks/eval_puck_truth.py CLIP_DIR [CLIP_DIR ...]
     .venv/bin/python benchmarks/eval_puck_truth.py --no-verifier CLIP_DIR ...   # classical scores only
+    .venv/bin/python benchmarks/eval_puck_truth.py --verifier OTHER.onnx CLIP_DIR ...   # a candidate model
 
 A CLIP_DIR is what ``rulesfromvideo synth`` writes (clip.mp4, game.json, truth.json).
 CPU ms/frame is the process CPU time of the vision stage (decode excluded).
@@ -22,17 +23,21 @@ import numpy as np
 from calibration.rink import RinkModel
 from rulesfromvideo.game import GameDescriptor
 from vision.evaluation import evaluate_tracks, load_truth, pool, truth_calibration
+from vision.puck_verifier import PuckVerifier
 from vision.tracking import FrameTracker
 from vision.video import iter_frames
 
 
-def run_clip(clip: Path, verifier: bool = True) -> tuple[dict, float]:
-    """Track one clip with its true homography → (metrics of ``evaluate_tracks``, CPU s per frame)."""
+def run_clip(clip: Path, verifier="default") -> tuple[dict, float]:
+    """Track one clip with its true homography → (metrics of ``evaluate_tracks``, CPU s per frame).
+
+    ``verifier`` is ``FrameTracker``'s ``puck_verifier``: "default", None or a ``PuckVerifier``.
+    """
     truth = load_truth(clip)
     H = truth_calibration(truth)
     game = GameDescriptor.from_file(clip / "game.json")
     tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"],
-                           puck_verifier="default" if verifier else None)
+                           puck_verifier=verifier)
     recs, cpu = [], 0.0
     for i, frame in iter_frames(clip / "clip.mp4"):
         t0 = time.process_time()
@@ -57,12 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("clips", nargs="+", type=Path)
     ap.add_argument("--no-verifier", action="store_true",
                     help="without the learned puck verifier (models/puck_verifier.onnx): classical scores only")
+    ap.add_argument("--verifier", type=Path, metavar="ONNX",
+                    help="this puck verifier model instead of models/puck_verifier.onnx (to compare a retrain)")
     args = ap.parse_args(argv)
+    if args.no_verifier and args.verifier:
+        ap.error("--no-verifier and --verifier exclude each other")
+    if args.verifier and not args.verifier.is_file():
+        ap.error(f"--verifier: no such model file: {args.verifier}")
+    verifier = None if args.no_verifier else PuckVerifier(args.verifier) if args.verifier else "default"
     print(f"{'clip':36s} {'visible':>7s} {'recall%':>7s} {'(meas)':>6s} {'prec%':>6s} {'(meas)':>6s} "
           f"{'med cm':>6s} {'p95 cm':>6s} {'CPU ms/f':>8s}")
     results, cpus = [], []
     for clip in args.clips:
-        m, cpu = run_clip(clip, verifier=not args.no_verifier)
+        m, cpu = run_clip(clip, verifier=verifier)
         results.append(m)
         cpus.append(cpu)
         _row(clip.name, m, cpu)
