@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import html
 import json
+from array import array
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -39,6 +41,20 @@ def _jpg_data_uri(img_bgr: np.ndarray, quality: int = 85) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
+def evidence_puck_xy(ev: dict):
+    """The puck position (x, y) rink m that an event's evidence names, or None.
+
+    Our rules write ``puck_xy_rink_m`` (zone entry, goal) or ``puck_xy_at_goal_line_rink_m``
+    (icing); ``puck_xy`` is accepted from other tools' events.
+    """
+    evidence = ev.get("evidence") or {}
+    for key in ("puck_xy_rink_m", "puck_xy_at_goal_line_rink_m", "puck_xy"):
+        xy = evidence.get(key)
+        if xy is not None and len(xy) == 2 and all(np.isfinite(np.asarray(xy, dtype=float))):
+            return xy
+    return None
+
+
 def _iter_jsonl(path: Path):
     """Records of a JSONL file, streamed; nothing when the file is missing."""
     from vision.jsonl import iter_jsonl
@@ -56,21 +72,37 @@ class _TrajectoryPoints:
     """The points `topdown_plot` draws, gathered one tracks record at a time.
 
     Keeps (x, y) rink metres of the puck and of each player's blade centre
-    (per (id, team)), not the records, so memory is 16 bytes a point.
+    (per (id, team)), not the records, as flat ``array('d')`` buffers: 16 bytes a point
+    (``points(key)`` gives them as an (N, 2) array).
     """
 
     def __init__(self) -> None:
-        self.paths: dict[tuple, list] = {}
-        self.puck: list[tuple[float, float]] = []
+        self._paths: dict[tuple, array] = {}
+        self._puck = array("d")
+
+    @property
+    def puck(self) -> np.ndarray:
+        """(N, 2) puck positions, rink m, in frame order."""
+        return np.frombuffer(self._puck, dtype=np.float64).reshape(-1, 2)
+
+    @property
+    def paths(self) -> dict[tuple, np.ndarray]:
+        """{(id, team): (N, 2) blade centres, rink m, in frame order}."""
+        return {k: np.frombuffer(v, dtype=np.float64).reshape(-1, 2) for k, v in self._paths.items()}
 
     def add(self, rec: dict) -> None:
         """Take the puck and blade-centre points of one tracks.jsonl record."""
         if rec.get("puck"):
-            self.puck.append((rec["puck"]["x"], rec["puck"]["y"]))
+            self._puck.extend((float(rec["puck"]["x"]), float(rec["puck"]["y"])))
         for p in rec.get("players") or []:
-            blades = np.asarray(p.get("blades") or [], dtype=float)
-            if blades.size == 4 and np.all(np.isfinite(blades)):
-                self.paths.setdefault((p.get("id"), p.get("team")), []).append(blades.mean(axis=0))
+            b = p.get("blades") or []
+            try:
+                x = (float(b[0][0]) + float(b[1][0])) / 2.0
+                y = (float(b[0][1]) + float(b[1][1])) / 2.0
+            except (IndexError, TypeError, ValueError):
+                continue
+            if np.isfinite(x) and np.isfinite(y):
+                self._paths.setdefault((p.get("id"), p.get("team")), array("d")).extend((x, y))
 
 
 def topdown_plot(rink, tracks, events: list[dict], cm_per_px: float = CM_PER_PX_TOPDOWN):
@@ -102,9 +134,9 @@ def topdown_plot(rink, tracks, events: list[dict], cm_per_px: float = CM_PER_PX_
         uv = _topdown_xy(td, np.array(puck))
         cv2.polylines(img, [np.round(uv * 4).astype(np.int32)], False, (0, 0, 0), 2, cv2.LINE_AA, shift=2)
     for ev in events:
-        pos = (ev.get("evidence") or {}).get("puck_xy")
+        pos = evidence_puck_xy(ev)
         if pos is not None:
-            u, v = _topdown_xy(td, np.array([pos]))[0]
+            u, v = _topdown_xy(td, np.array([pos], dtype=float))[0]
             cv2.circle(img, (int(round(u)), int(round(v))), 7, (0, 200, 255), 2, cv2.LINE_AA)
     return img
 
@@ -181,23 +213,25 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
     return img
 
 
-def _grab_frames(video_path: Path, wanted: set[int]) -> dict[int, np.ndarray]:
-    """Decode the clip once and keep only the frames named in `wanted`."""
+def _frames_at(video_path: Path, wanted: set[int]) -> Iterator[tuple[int, np.ndarray]]:
+    """Decode the clip once, yielding (index, frame) for the frames named in ``wanted``, in order.
+
+    One frame is alive at a time, so memory does not grow with the number of events.
+    An unreadable clip yields nothing (the report then draws the rink model only).
+    """
     from vision.video import VideoError, iter_frames
 
-    got: dict[int, np.ndarray] = {}
     if not wanted:
-        return got
+        return
     last = max(wanted)
     try:
         for index, frame in iter_frames(video_path):
             if index in wanted:
-                got[index] = frame
+                yield index, frame
             if index >= last:
                 break
     except VideoError:
-        pass
-    return got
+        return
 
 
 def _crop_around(img: np.ndarray, center_px, half: int = 80, zoom: int = 3) -> np.ndarray:
@@ -227,7 +261,7 @@ def event_line(ev: dict, game, rink, puck_xy=None) -> tuple[str, float, float] |
     typ = ev.get("type")
     if typ not in ("zone_entry", "goal", "icing"):
         return None
-    xy = (ev.get("evidence") or {}).get("puck_xy") or puck_xy
+    xy = evidence_puck_xy(ev) or puck_xy
     end = None
     if ev.get("team") in ("home", "away"):
         try:
@@ -345,6 +379,10 @@ def timeline_svg(events: list[dict], duration_s: float) -> str:
 def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]) -> Path:
     """Write `out_dir/report.html` from the files of one `analyze` run.
 
+    The page is written as it is made: the top-down plot and the timeline first, then one
+    section per event in frame order while the clip is decoded once, so memory holds one
+    video frame and one section at a time however many events there are.
+
     Args:
         out_dir: the analyze output folder (reads tracks.jsonl and calibration.jsonl).
         video_path: the analysed clip, decoded again for the evidence frames.
@@ -375,59 +413,9 @@ def write_report(out_dir: Path, video_path: Path, game, rink, events: list[dict]
         if c.get("frame") in wanted:
             calib[c["frame"]] = c
 
-    frames = _grab_frames(Path(video_path), wanted)
-    minimap_base = rink.render_topdown(MINIMAP_CM_PER_PX)
-    rows = []
-    for ev in events:
-        fi = int(ev.get("frame", -1))
-        c = calib.get(fi, {})
-        H = c.get("H_rink_from_image")
-        rec = by_frame.get(fi)
-        puck = (rec or {}).get("puck")
-        line = event_line(ev, game, rink, None if not puck else (puck["x"], puck["y"]))
-        imgs = ""
-        line_crop = None
-        if fi in frames:
-            # Blades with the 3-sigma ellipse of their error: the band in which the rules
-            # cannot tell where a blade is (a line inside it leaves the call open).
-            drawn = draw_frame_overlay(frames[fi], rink, None if H is None else np.array(H), rec,
-                                       blade_k_sigma=K_SIGMA)
-            imgs += (f'<figure><img class="frame" src="{_jpg_data_uri(drawn)}"><figcaption>frame {fi}; '
-                     f'rings: {K_SIGMA:g}σ of each player\'s blade position</figcaption></figure>')
-            pos = (ev.get("evidence") or {}).get("puck_xy")
-            if pos is not None and H is not None:
-                uv = cv2.perspectiveTransform(np.array([[pos]], np.float64), np.linalg.inv(np.array(H)))[0, 0]
-                imgs += f'<img class="crop" src="{_png_data_uri(_crop_around(drawn, uv))}">'
-            if line is not None and H is not None:
-                line_crop = line_crop_image(drawn, H, line)
-        if line is not None:
-            caption = f"{line[0]} (video)" if line_crop is not None else f"{line[0]} (rink model)"
-            if line_crop is None:
-                line_crop = line_crop_topdown(rink, rec, line)
-            imgs += (f'<figure><img class="linecrop" title="{html.escape(caption)}" '
-                     f'src="{_png_data_uri(line_crop)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
-        mm = minimap(rink, rec, line, base=minimap_base)
-        imgs += (f'<figure><img class="minimap" src="{_png_data_uri(mm)}">'
-                 f'<figcaption>overhead, frame {fi}</figcaption></figure>')
-        ev_json = html.escape(json.dumps(ev.get("evidence", {}), indent=1)[:3000])
-        sigma = (ev.get("evidence") or {}).get("sigma_m")
-        rows.append(
-            "<section class='event'>"
-            f"<h3>{html.escape(str(ev.get('type')))} — {html.escape(str(ev.get('verdict')))}"
-            f" ({html.escape(str(ev.get('team')))})</h3>"
-            f"<p>t = {float(ev.get('t', 0)):.3f} s, frame {fi}, rule {html.escape(str(ev.get('rule')))}, "
-            + ("margin not measured" if ev.get("margin_m") is None
-               else f"margin {100 * float(ev['margin_m']):+.1f} cm")
-            + (f" ± {100 * float(sigma):.1f} cm (1σ)" if sigma is not None else "")
-            + f", confidence {float(ev.get('confidence') or 0):.2f}"
-            + (f" — {html.escape(str(ev['evidence']['reason']))}"
-               if isinstance(ev.get("evidence"), dict) and ev["evidence"].get("reason") else "")
-            + "</p>"
-            f"<div class='imgs'>{imgs}</div><details><summary>evidence</summary><pre>{ev_json}</pre></details>"
-            "</section>"
-        )
     plot = topdown_plot(rink, plot_tracks, events)
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>rulesfromvideo report</title>
+    del plot_tracks
+    head = f"""<!doctype html><html><head><meta charset="utf-8"><title>rulesfromvideo report</title>
 <style>body{{font-family:sans-serif;margin:20px;max-width:1400px}} img.frame{{max-width:860px;width:100%}}
 img.crop{{width:300px;margin-left:8px;image-rendering:pixelated}}
 img.linecrop{{width:300px;image-rendering:pixelated}} img.minimap{{width:360px}} figure{{margin:0 0 0 8px}} .imgs{{display:flex;align-items:flex-start}}
@@ -439,10 +427,82 @@ table td{{padding:2px 10px}} section.event{{border-top:1px solid #ccc;margin-top
 <tr><td>events</td><td>{len(events)}</td></tr></table>
 <h2>Top-down</h2><img src="{_png_data_uri(plot)}" style="max-width:100%">
 <h2>Timeline</h2>{timeline_svg(events, duration)}
-<h2>Events</h2>{''.join(rows) or '<p>No events.</p>'}
-</body></html>"""
+<h2>Events</h2>"""
+    # Sections in frame order (events.json is in time order, so the same order but for
+    # ties); each event's frame is drawn when the single decoding pass reaches it.
+    order = sorted(range(len(events)), key=lambda i: int(events[i].get("frame", -1)))
+    frames = _frames_at(Path(video_path), wanted)
+    current: tuple[int, np.ndarray] | None = next(frames, None)
+    minimap_base = rink.render_topdown(MINIMAP_CM_PER_PX)
     path = out_dir / "report.html"
     tmp = path.with_name("report.html.tmp")
-    tmp.write_text(page, encoding="utf-8")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(head)
+            for i in order:
+                ev = events[i]
+                fi = int(ev.get("frame", -1))
+                while current is not None and current[0] < fi:
+                    current = next(frames, None)
+                frame = current[1] if current is not None and current[0] == fi else None
+                fh.write(_event_section(ev, fi, frame, calib.get(fi, {}), by_frame.get(fi), game, rink,
+                                        minimap_base))
+            if not events:
+                fh.write("<p>No events.</p>")
+            fh.write("\n</body></html>")
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # no half page left beside the run's files
+        raise
+    finally:
+        frames.close()
     tmp.replace(path)
     return path
+
+
+def _event_section(ev: dict, fi: int, frame: np.ndarray | None, calib: dict, rec: dict | None,
+                   game, rink, minimap_base: np.ndarray) -> str:
+    """One event's `<section>`: decisive frame drawn, zoomed crops, overhead mini-map, margin."""
+    H = calib.get("H_rink_from_image")
+    puck = (rec or {}).get("puck")
+    line = event_line(ev, game, rink, None if not puck else (puck["x"], puck["y"]))
+    imgs = ""
+    line_crop = None
+    if frame is not None:
+        # Blades with the 3-sigma ellipse of their error: the band in which the rules
+        # cannot tell where a blade is (a line inside it leaves the call open).
+        drawn = draw_frame_overlay(frame, rink, None if H is None else np.array(H), rec,
+                                   blade_k_sigma=K_SIGMA)
+        imgs += (f'<figure><img class="frame" src="{_jpg_data_uri(drawn)}"><figcaption>frame {fi}; '
+                 f'rings: {K_SIGMA:g}σ of each player\'s blade position</figcaption></figure>')
+        pos = evidence_puck_xy(ev)
+        if pos is not None and H is not None:
+            uv = cv2.perspectiveTransform(np.array([[pos]], np.float64), np.linalg.inv(np.array(H)))[0, 0]
+            imgs += f'<img class="crop" src="{_png_data_uri(_crop_around(drawn, uv))}">'
+        if line is not None and H is not None:
+            line_crop = line_crop_image(drawn, H, line)
+    if line is not None:
+        caption = f"{line[0]} (video)" if line_crop is not None else f"{line[0]} (rink model)"
+        if line_crop is None:
+            line_crop = line_crop_topdown(rink, rec, line)
+        imgs += (f'<figure><img class="linecrop" title="{html.escape(caption)}" '
+                 f'src="{_png_data_uri(line_crop)}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+    mm = minimap(rink, rec, line, base=minimap_base)
+    imgs += (f'<figure><img class="minimap" src="{_png_data_uri(mm)}">'
+             f'<figcaption>overhead, frame {fi}</figcaption></figure>')
+    ev_json = html.escape(json.dumps(ev.get("evidence", {}), indent=1)[:3000])
+    sigma = (ev.get("evidence") or {}).get("sigma_m")
+    return (
+        "<section class='event'>"
+        f"<h3>{html.escape(str(ev.get('type')))} — {html.escape(str(ev.get('verdict')))}"
+        f" ({html.escape(str(ev.get('team')))})</h3>"
+        f"<p>t = {float(ev.get('t', 0)):.3f} s, frame {fi}, rule {html.escape(str(ev.get('rule')))}, "
+        + ("margin not measured" if ev.get("margin_m") is None
+           else f"margin {100 * float(ev['margin_m']):+.1f} cm")
+        + (f" ± {100 * float(sigma):.1f} cm (1σ)" if sigma is not None else "")
+        + f", confidence {float(ev.get('confidence') or 0):.2f}"
+        + (f" — {html.escape(str(ev['evidence']['reason']))}"
+           if isinstance(ev.get("evidence"), dict) and ev["evidence"].get("reason") else "")
+        + "</p>"
+        f"<div class='imgs'>{imgs}</div><details><summary>evidence</summary><pre>{ev_json}</pre></details>"
+        "</section>\n"
+    )

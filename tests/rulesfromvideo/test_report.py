@@ -166,3 +166,33 @@ def test_decisive_frame_rings_each_player_with_his_3_sigma_blade_error(sample):
     assert np.mean(near) > 0.9  # the ring runs through the projected 3σ contour
     assert not np.array_equal(plain, ringed)
     assert all(np.all(plain[v, u] == 255) for u, v in uv)  # and only with blade_k_sigma
+
+
+def test_evidence_puck_position_is_read_from_each_rules_key():
+    """Zone entries and goals name ``puck_xy_rink_m``, icings the point at the goal line."""
+    from rulesfromvideo.report import evidence_puck_xy
+
+    assert evidence_puck_xy({"evidence": {"puck_xy_rink_m": [9.1, 2.0]}}) == [9.1, 2.0]
+    assert evidence_puck_xy({"evidence": {"puck_xy_at_goal_line_rink_m": [26.0, -4.0]}}) == [26.0, -4.0]
+    assert evidence_puck_xy({"evidence": {"puck_xy": [1.0, 2.0]}}) == [1.0, 2.0]
+    assert evidence_puck_xy({"evidence": {"puck_xy_rink_m": [float("nan"), 2.0]}}) is None
+    assert evidence_puck_xy({"evidence": {}}) is None and evidence_puck_xy({}) is None
+
+
+def test_report_draws_every_event_in_one_pass_whatever_their_order(sample, truth_run):
+    """Events out of frame order each get their own decisive frame, and the zoom at the puck
+    that the rules' evidence names (``puck_xy_rink_m``)."""
+    video, _, truth, game, rink = sample
+    recs = {r["frame"]: r for r in truth_to_tracks(truth)}
+    base = truth["events"][0]
+    events = []
+    for fi in (90, 10, 50):
+        pk = recs[fi]["puck"]
+        events.append({**base, "frame": fi, "t": fi / 30.0,
+                       "evidence": {"puck_xy_rink_m": [pk["x"], pk["y"]]}})
+    page = write_report(truth_run, video, game, rink, events).read_text()
+    sections = page.split("<section class='event'>")[1:]
+    assert len(sections) == 3
+    assert [int(re.search(r"frame (\d+); rings", s).group(1)) for s in sections] == [10, 50, 90]
+    assert all('<img class="crop"' in s for s in sections)
+    assert not (truth_run / "report.html.tmp").exists()

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from rulesfromvideo.report import evidence_puck_xy
 from rulesfromvideo.service import evidence
 from rulesfromvideo.service.auth import Principal, reader
 from rulesfromvideo.service.deps import get_db
@@ -73,7 +74,7 @@ def event_zoom(
     calib = evidence.frame_index(out / "calibration.jsonl").get(fi) if out else None
     rec = evidence.frame_index(out / "tracks.jsonl").get(fi) if out else None
     puck = (rec or {}).get("puck")
-    puck_xy = (puck["x"], puck["y"]) if puck else ev.evidence.get("puck_xy")
+    puck_xy = (puck["x"], puck["y"]) if puck else evidence_puck_xy({"evidence": ev.evidence})
     if target == "point":
         if x is None or y is None:
             raise HTTPException(422, "target=point needs x and y (rink metres)")
