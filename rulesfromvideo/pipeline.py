@@ -289,8 +289,14 @@ def _obs_dict(obs) -> dict:
 
 def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
                image_size: tuple[int, int] | None = None) -> list[dict]:
+    """The rule events of one run from its ``tracks.jsonl`` (and ``calibration.jsonl``).
+
+    Both files are streamed; a video longer than ``rules.windows.SINGLE_PASS_S`` is judged
+    in overlapping windows so that memory stays flat in its length (``rules.windows``).
+    """
     from rulesfromvideo.observations import Observations
-    from rulesfromvideo.rules.engine import run_rules
+    from rulesfromvideo.rules.windows import run_rules_windowed
+    from rulesfromvideo.schema import iter_track_dicts, read_calibration_jsonl
     from vision.tracking import BLADE_SIGMA_M
 
     if tracks_path.stat().st_size == 0:
@@ -300,11 +306,26 @@ def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
     # Each frame's calibration quality scales its position error (as ``rulesfromvideo rules
     # --calibration`` does): a weakly registered frame cannot carry a narrow call.
     has_calib = calib_path is not None and calib_path.exists()
-    obs = Observations.from_tracks_jsonl(tracks_path, calibration_path=calib_path if has_calib else None,
-                                         blade_sigma_m=BLADE_SIGMA_M)
-    if has_calib and image_size is not None:
-        obs.blade_cov_rink_m2 = blade_covariances(obs, calib_path, *image_size)
-    return run_rules(obs, game, rink)
+    cameras = iter(read_calibration_jsonl(calib_path)) if has_calib else iter(())
+
+    def items():
+        """(tracks record, its frame's CalibrationFrame or None), in frame order."""
+        cal = next(cameras, None)
+        for rec in iter_track_dicts(tracks_path):
+            while cal is not None and cal.frame < rec["frame"]:
+                cal = next(cameras, None)
+            yield rec, (cal if cal is not None and cal.frame == rec["frame"] else None)
+
+    def build(window: list) -> Observations:
+        quality = {rec["frame"]: c.quality for rec, c in window if c is not None}
+        obs = Observations.from_records([rec for rec, _ in window], quality_by_frame=quality or None,
+                                        blade_sigma_m=BLADE_SIGMA_M)
+        if has_calib and image_size is not None:
+            H_by_frame = {rec["frame"]: c.H_rink_from_image for rec, c in window if c is not None}
+            obs.blade_cov_rink_m2 = blade_covariances_from_cameras(obs, H_by_frame, *image_size)
+        return obs
+
+    return run_rules_windowed(items(), build, game, rink, time_of=lambda item: float(item[0]["t"]))
 
 
 def blade_covariances(obs, calib_path: Path, width: int, height: int):
@@ -319,12 +340,18 @@ def blade_covariances(obs, calib_path: Path, width: int, height: int):
         (P, F, 2, 2) covariance in rink metres (m²), NaN where the frame has no
         calibration or the player no blades (``vision.tracking.blade_covariance_rink``).
     """
-    import numpy as np
-
     from vision.jsonl import read_jsonl
-    from vision.tracking import blade_covariances_from_homography
 
     H_by_frame = {int(r["frame"]): r.get("H_rink_from_image") for r in read_jsonl(calib_path)}
+    return blade_covariances_from_cameras(obs, H_by_frame, width, height)
+
+
+def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: int):
+    """``blade_covariances`` from {frame: 3×3 ``rink_from_image`` or None} instead of a file."""
+    import numpy as np
+
+    from vision.tracking import blade_covariances_from_homography
+
     mid = obs.blade_mid_rink_m()  # (P, F, 2)
     out = np.full(mid.shape + (2,), np.nan)
     for i, f in enumerate(obs.frame):

@@ -10,6 +10,7 @@ outputs with their own types (docs/rules.md): ``delayed_offside`` (904),
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rulesfromvideo.observations import Observations
@@ -26,7 +27,7 @@ from rulesfromvideo.rules.offside import detect_zone_entries
 EXTRA_TYPES = ("delayed_offside", "goalkeeper_beyond_centre", "key_3s", "mercy")
 
 
-def run_rules(obs: Observations, game, rink) -> list[dict[str, Any]]:
+def run_rules(obs: Observations, game, rink, prior_goals: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """All rule events of one clip.
 
     Args:
@@ -34,6 +35,9 @@ def run_rules(obs: Observations, game, rink) -> list[dict[str, Any]]:
         game: ``rulesfromvideo.game.GameDescriptor`` (profile, attack directions,
             strength, clock, score).
         rink: ``calibration.rink.RinkModel`` of the game's rink.
+        prior_goals: ``goal`` events called before ``obs`` starts (an earlier window of the
+            same video, ``rules.windows``): they count in the score (sponge icing, mercy)
+            and are not returned.
 
     Returns:
         Events sorted by ``t`` (then type); contract types first at equal t.
@@ -47,7 +51,7 @@ def run_rules(obs: Observations, game, rink) -> list[dict[str, Any]]:
         for g in goals:
             if g["verdict"] in ("goal", "inconclusive"):
                 events.append(crease_at_goal(ctx, g))
-    score_at = score_timeline(game, goals)
+    score_at = score_timeline(game, list(prior_goals) + goals)
     events += detect_icings(ctx, goals, score_at)
     if prof.offside.enabled:
         entries = detect_zone_entries(ctx)
@@ -58,7 +62,7 @@ def run_rules(obs: Observations, game, rink) -> list[dict[str, Any]]:
                     events += delayed_offside(ctx, e, ctx.attack[e["team"]])
     events += detect_goalkeeper_beyond_centre(ctx)
     events += detect_key_violations(ctx)
-    events += detect_mercy(ctx, goals)
+    events += detect_mercy(ctx, goals, prior_goals)
     order = {t: i for i, t in enumerate(CONTRACT_TYPES + EXTRA_TYPES)}
     events.sort(key=lambda e: (e["t"], order.get(e["type"], 99)))
     return events

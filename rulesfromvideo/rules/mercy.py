@@ -3,7 +3,7 @@
 1 r: "If one team is ahead by a fifteen (15) goal spread after half time or at any
 point during the second half the game will be called." The score is GAME.json's
 score at t = 0 plus the goals detected in the clip (``goal`` events with verdict
-``goal``); "after half time" is ``period >= mercy.from_period`` from
+``goal``; in a long video judged in windows, ``rules.windows``, also those of earlier windows); "after half time" is ``period >= mercy.from_period`` from
 ``game.clock_at``, or the end of the first half (remaining 0).
 
 Event (type ``mercy``, not a contract type): ``game_called`` at the first instant
@@ -14,6 +14,7 @@ the clip starts so). ``margin_m`` is None (the call is counted in goals:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rulesfromvideo.rules.common import make_event
@@ -34,14 +35,15 @@ def score_timeline(game, goals: list[dict[str, Any]]):
     return at
 
 
-def detect_mercy(ctx: RuleContext, goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def detect_mercy(ctx: RuleContext, goals: list[dict[str, Any]],
+                 prior_goals: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     rules = ctx.profile.mercy
     if not rules.enabled or not rules.goal_spread:
         return []
     obs = ctx.obs
-    score = score_timeline(ctx.game, goals)
-    counted = [g for g in goals if g["type"] == "goal" and g["verdict"] == "goal"]
-    instants = [float(obs.t_s[0])] + sorted(g["t"] for g in counted)
+    score = score_timeline(ctx.game, list(prior_goals) + goals)
+    counted = [g for g in list(prior_goals) + goals if g["type"] == "goal" and g["verdict"] == "goal"]
+    instants = [float(obs.t_s[0])] + sorted(g["t"] for g in counted if g["t"] >= float(obs.t_s[0]))
     for t in instants:
         period, remaining = ctx.game.clock_at(t)
         after_half = period >= int(rules.from_period or 2) or (
