@@ -287,45 +287,77 @@ def _obs_dict(obs) -> dict:
     return {"puck": obs.puck, "players": obs.players}
 
 
-def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
-               image_size: tuple[int, int] | None = None) -> list[dict]:
-    """The rule events of one run from its ``tracks.jsonl`` (and ``calibration.jsonl``).
+def run_rules_on_files(tracks_path: Path, game, rink, calib_path: Path | None = None,
+                       image_size: tuple[int, int] | None = None, **obs_kw) -> tuple[list[dict], int]:
+    """The rule events of a ``tracks.jsonl`` (and its ``calibration.jsonl``), and its frame count.
 
     Both files are streamed; a video longer than ``rules.windows.SINGLE_PASS_S`` is judged
     in overlapping windows so that memory stays flat in its length (``rules.windows``).
+    Serves ``analyze`` (after its frame loop) and ``rulesfromvideo rules``.
+
+    Args:
+        tracks_path: the tracks file (any tracking system's, validated line by line).
+        game: ``GameDescriptor``.
+        rink: ``RinkModel``.
+        calib_path: ``calibration.jsonl``; each frame's ``quality`` scales its position error
+            (a weakly registered frame cannot carry a narrow call).
+        image_size: (width, height) px of the video: with ``calib_path``, every blade point
+            takes our vision's per-view error from its frame's camera
+            (``blade_covariances_from_cameras``).
+        **obs_kw: passed to ``Observations.from_records`` (``blade_sigma_m``, sigmas).
+
+    Returns:
+        (events sorted by ``t``, number of frames read).
+
+    Raises:
+        rulesfromvideo.schema.SchemaError: a bad tracks or calibration line (named).
     """
     from rulesfromvideo.observations import Observations
     from rulesfromvideo.rules.windows import run_rules_windowed
     from rulesfromvideo.schema import iter_track_dicts, read_calibration_jsonl
-    from vision.tracking import BLADE_SIGMA_M
 
+    tracks_path = Path(tracks_path)
     if tracks_path.stat().st_size == 0:
-        return []
-    # The tracks are our vision's: its blades carry its measured blade model error, per view
-    # where the frame's camera is known, else isotropic at its along-the-view size.
-    # Each frame's calibration quality scales its position error (as ``rulesfromvideo rules
-    # --calibration`` does): a weakly registered frame cannot carry a narrow call.
-    has_calib = calib_path is not None and calib_path.exists()
+        return [], 0
+    # Touches are inferred from the puck's motion only when the source records none: decided
+    # once for the whole file (a cheap text scan), not per window.
+    with open(tracks_path, encoding="utf-8") as fh:
+        any_touch = any('"touch"' in line for line in fh)
+    obs_kw.setdefault("infer_touches", not any_touch)
+    has_calib = calib_path is not None and Path(calib_path).exists()
     cameras = iter(read_calibration_jsonl(calib_path)) if has_calib else iter(())
+    n_frames = 0
 
     def items():
         """(tracks record, its frame's CalibrationFrame or None), in frame order."""
+        nonlocal n_frames
         cal = next(cameras, None)
         for rec in iter_track_dicts(tracks_path):
             while cal is not None and cal.frame < rec["frame"]:
                 cal = next(cameras, None)
+            n_frames += 1
             yield rec, (cal if cal is not None and cal.frame == rec["frame"] else None)
 
     def build(window: list) -> Observations:
         quality = {rec["frame"]: c.quality for rec, c in window if c is not None}
-        obs = Observations.from_records([rec for rec, _ in window], quality_by_frame=quality or None,
-                                        blade_sigma_m=BLADE_SIGMA_M)
+        obs = Observations.from_records([rec for rec, _ in window], quality_by_frame=quality or None, **obs_kw)
         if has_calib and image_size is not None:
             H_by_frame = {rec["frame"]: c.H_rink_from_image for rec, c in window if c is not None}
             obs.blade_cov_rink_m2 = blade_covariances_from_cameras(obs, H_by_frame, *image_size)
         return obs
 
-    return run_rules_windowed(items(), build, game, rink, time_of=lambda item: float(item[0]["t"]))
+    events = run_rules_windowed(items(), build, game, rink, time_of=lambda item: float(item[0]["t"]))
+    return events, n_frames
+
+
+def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
+               image_size: tuple[int, int] | None = None) -> list[dict]:
+    """``analyze``'s rules: ``run_rules_on_files`` on tracks of our vision, whose blades carry
+    its measured blade model error (per view where the frame's camera is known, else
+    isotropic at its along-the-view size)."""
+    from vision.tracking import BLADE_SIGMA_M
+
+    return run_rules_on_files(tracks_path, game, rink, calib_path, image_size, blade_sigma_m=BLADE_SIGMA_M)[0]
 
 
 def blade_covariances(obs, calib_path: Path, width: int, height: int):

@@ -81,8 +81,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
     from calibration.rink import RinkModel
     from rulesfromvideo.game import load_game
-    from rulesfromvideo.observations import Observations
-    from rulesfromvideo.rules.engine import run_rules, split_contract
+    from rulesfromvideo.rules.engine import split_contract
     from rulesfromvideo.schema import write_events_json
 
     if not args.tracks.is_file():
@@ -121,15 +120,14 @@ def cmd_rules(args: argparse.Namespace) -> int:
             from vision.tracking import BLADE_SIGMA_M
 
             kw["blade_sigma_m"] = BLADE_SIGMA_M
-    try:
-        obs = Observations.from_tracks_jsonl(args.tracks, calibration_path=args.calibration, **kw)
-        if size is not None:
-            from rulesfromvideo.pipeline import blade_covariances
+    from rulesfromvideo.pipeline import run_rules_on_files
 
-            obs.blade_cov_rink_m2 = blade_covariances(obs, args.calibration, *size)
+    try:
+        events, n_frames = run_rules_on_files(args.tracks, game, rink, args.calibration, size, **kw)
     except ValueError as exc:  # SchemaError is a ValueError
         return _fail(f"{args.tracks}: {exc}" if str(args.tracks) not in str(exc) else str(exc))
-    events = run_rules(obs, game, rink)
+    if n_frames == 0:
+        return _fail(f"{args.tracks}: no frames")
     contract, extra = split_contract(events)
     try:
         write_events_json(args.out / "events.json", contract)
@@ -142,5 +140,5 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for e in events:
         counts[e["type"]] = counts.get(e["type"], 0) + 1
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no events"
-    print(f"{obs.n_frames} frames, {summary} -> {args.out / 'events.json'}, {args.out / 'extra_events.json'}")
+    print(f"{n_frames} frames, {summary} -> {args.out / 'events.json'}, {args.out / 'extra_events.json'}")
     return 0

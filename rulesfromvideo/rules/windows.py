@@ -17,6 +17,11 @@ windows carry into the score that later windows read (sponge icing and mercy dep
 
 A call that needs more context than ``lead_s`` before it or ``tail_s`` after it (an icing
 whose shot is more than 30 s before the goal-line crossing) is not made in windowed mode.
+Statistics that ``Observations`` takes from its whole span -- the tracks' noise estimate
+and with it whether positions are smoothed -- are taken per window, so a call whose inputs
+sit at such a threshold can differ from a single pass over the whole video (measured:
+``benchmarks/bench_rules_memory.py``, docs/benchmarks.md). Whether touches are inferred is
+the caller's to decide once for the file (``pipeline.run_rules_on_files``).
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ TAIL_S = 30.0          # s of frames after its core that a window sees
 
 def run_rules_windowed(items: Iterable[Any], build: Callable[[list[Any]], Observations], game, rink, *,
                        time_of: Callable[[Any], float] = lambda item: float(item["t"]),
-                       single_pass_s: float = SINGLE_PASS_S, core_s: float = CORE_S,
-                       lead_s: float = LEAD_S, tail_s: float = TAIL_S) -> list[dict[str, Any]]:
+                       single_pass_s: float | None = None, core_s: float | None = None,
+                       lead_s: float | None = None, tail_s: float | None = None) -> list[dict[str, Any]]:
     """All rule events of a video whose frames arrive one by one, in time order.
 
     Args:
@@ -50,6 +55,7 @@ def run_rules_windowed(items: Iterable[Any], build: Callable[[list[Any]], Observ
         time_of: an item's video time, s.
         single_pass_s: videos at most this long are judged in one pass (``run_rules``).
         core_s, lead_s, tail_s: window core, and the context before and after it, s.
+            Each of these four defaults to the module constant of its name, read at the call.
 
     Returns:
         Events sorted by ``t`` as ``run_rules`` returns them.
@@ -58,6 +64,10 @@ def run_rules_windowed(items: Iterable[Any], build: Callable[[list[Any]], Observ
         ValueError: a window's items cannot make ``Observations`` (e.g. no frames), or bad
             window lengths.
     """
+    single_pass_s = SINGLE_PASS_S if single_pass_s is None else single_pass_s
+    core_s = CORE_S if core_s is None else core_s
+    lead_s = LEAD_S if lead_s is None else lead_s
+    tail_s = TAIL_S if tail_s is None else tail_s
     if not (core_s > 0 and lead_s >= 0 and tail_s >= 0 and single_pass_s >= core_s + tail_s):
         raise ValueError("windows: need core_s > 0, lead_s, tail_s >= 0 and single_pass_s >= core_s + tail_s")
     buf: deque[Any] = deque()

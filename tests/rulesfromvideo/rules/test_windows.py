@@ -138,3 +138,35 @@ def test_impossible_window_lengths_are_a_clear_error(bad):
 def test_no_frames_gives_no_events():
     game, rink = _game_rink(Clip(1.0))
     assert run_rules_windowed(iter([]), lambda items: None, game, rink) == []
+
+
+def test_analyze_decides_touch_inference_once_for_the_whole_file(tmp_path, monkeypatch):
+    """Touches recorded only at the start: windows after it must not start inferring touches
+    from motion (the single pass would not), so the files' calls equal the single pass."""
+    import json
+
+    from rulesfromvideo import pipeline
+    from rulesfromvideo.rules import windows
+
+    for name, value in SMALL.items():
+        monkeypatch.setattr(windows, name.upper(), value)
+    c = _repeated_entries()
+    c.touches = {0: 1}
+    tracks = tmp_path / "tracks.jsonl"
+    tracks.write_text("".join(json.dumps(r) + "\n" for r in c.records()))
+    game, rink = _game_rink(c)
+    kw = {"detection_sigma_m": 0.002, "calibration_sigma_m": 0.0}
+    seen = []
+    from_records = Observations.from_records.__func__
+
+    def spy(cls, records, **okw):
+        seen.append(okw.get("infer_touches"))
+        return from_records(cls, records, **okw)
+
+    monkeypatch.setattr(Observations, "from_records", classmethod(spy))
+    windowed, n_frames = pipeline.run_rules_on_files(tracks, game, rink, **kw)
+    assert len(seen) == 5 and set(seen) == {False}  # 45 s in 10 s cores, none inferring
+    monkeypatch.undo()
+    single = run_rules(Observations.from_records(c.records(), **kw), game, rink)
+    assert n_frames == c.n and len(windowed) > 0
+    assert _calls(windowed) == _calls(single)
