@@ -96,6 +96,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             fps=args.fps,
             duration_s=args.duration,
             profile=args.profile,
+            layout=args.layout,
         )
     except (KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -115,6 +116,8 @@ def _add_synth(sub) -> None:
     p.add_argument("--fps", type=float, default=30.0)
     p.add_argument("--duration", type=float, help="seconds (default: the scenario's own)")
     p.add_argument("--profile", help="rule profile (default: the scenario's own)")
+    p.add_argument("--layout", choices=("ipc", "iihf", "nhl"),
+                   help="rink marking layout at its standard size (default: the profile's own)")
     p.add_argument("--list", action="store_true", help="list scenarios and camera presets")
     p.set_defaults(func=_cmd_synth)
 

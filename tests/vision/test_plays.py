@@ -58,8 +58,8 @@ EXCEPTION = {"icing_shorthanded": "shorthanded", "icing_touched": "touched_by_op
 
 
 @lru_cache(maxsize=None)
-def play(name: str, seed: int = 1):
-    return make_play(name, seed)
+def play(name: str, seed: int = 1, layout: str | None = None):
+    return make_play(name, seed, layout=layout)
 
 
 def test_every_scenario_has_a_row():
@@ -165,6 +165,38 @@ def test_sponge_players_stand():
     assert p.game["rules"] == "sponge-westridge"
     assert all(q.kind == "standing" for q in p.players)
     assert len([q for q in p.players if q.team == "home"]) == 6
+
+
+LAYOUT_CASES = [(n, lay) for lay in ("nhl", "iihf")
+                for n in ("offside_carried", "onside_pass", "icing", "goal", "no_goal_on_line", "defender_carries_in")]
+
+
+@pytest.mark.parametrize("name,layout", LAYOUT_CASES, ids=[f"{n}-{lay}" for n, lay in LAYOUT_CASES])
+def test_sledge_plays_on_nhl_and_iihf_rinks(name, layout):
+    """Sledge hockey is often played on NHL or IIHF rinks: the same scripted play on that
+    layout gives the scenario's calls, decided at that layout's own lines (903 b2: the puck's
+    trailing edge at the blue line's far edge)."""
+    from calibration.rink import RinkSpec
+
+    want, margin, clause = EXPECTED[name]
+    p = play(name, 1, layout)
+    spec = RinkSpec.for_layout(layout)
+    assert p.game["rink"]["layout"] == layout and p.game["rules"] == "ipc-sledge"
+    assert p.geom.length_m == pytest.approx(spec.length_m) and p.geom.width_m == pytest.approx(spec.width_m)
+    assert [(e["type"], e["verdict"]) for e in p.events] == want, clause
+    typ, lo, hi = margin
+    assert lo - 1e-9 <= next(e for e in p.events if e["type"] == typ)["margin_m"] <= hi + 1e-9
+    entry = next((e for e in p.events if e["type"] == "zone_entry"), None)
+    if entry is not None:
+        end = 1 if entry["team"] == "home" else -1  # home attacks +x in the plays' GAME.json
+        x = p.puck.position([entry["t"]])[0, 0]
+        far = end * (spec.blue_line_x_m + spec.blue_line_width_m / 2)
+        assert end * x - PUCK_RADIUS_M == pytest.approx(end * far, abs=1e-6)
+
+
+def test_unknown_layout_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown layout"):
+        make_play("goal", 0, layout="olympic")
 
 
 def test_unknown_scenario_is_a_clear_error():

@@ -132,11 +132,13 @@ class Play:
 # ----------------------------------------------------------------------------------
 class _Builder:
     def __init__(self, scenario: str, seed: int, profile: str, duration_s: float, open_back: bool = False,
-                 skaters: dict | None = None) -> None:
+                 skaters: dict | None = None, layout: str | None = None) -> None:
         self.scenario, self.seed, self.profile = scenario, int(seed), profile
         self.rng = np.random.default_rng([int(seed), zlib.crc32(scenario.encode())])
         self.standing = not profile.startswith("ipc")
-        self.layout = "ipc" if not self.standing else "nhl"
+        # Sledge hockey is played on IPC rinks and often on NHL or IIHF ones; the sponge
+        # league plays on NHL rinks.
+        self.layout = layout or ("ipc" if not self.standing else "nhl")
         self.g = rink_geom(self.layout)
         self.att = "home" if self.rng.integers(2) == 0 else "away"
         self.dfn = "away" if self.att == "home" else "home"
@@ -1336,7 +1338,7 @@ _BUILDERS: dict[str, tuple[Callable[[_Builder], Play], dict]] = {
 }
 
 
-def make_play(scenario: str, seed: int, profile: str = "ipc-sledge") -> Play:
+def make_play(scenario: str, seed: int, profile: str = "ipc-sledge", layout: str | None = None) -> Play:
     """Build a scripted play.
 
     Args:
@@ -1344,6 +1346,9 @@ def make_play(scenario: str, seed: int, profile: str = "ipc-sledge") -> Play:
         seed: makes everything deterministic (margins, positions, which team attacks).
         profile: rule profile name ("ipc-sledge" | "sponge-westridge"); ``sponge_key_3s``
             always uses the sponge profile.
+        layout: the rink's marking layout ("ipc" | "iihf" | "nhl", standard size); default:
+            the profile's own (IPC for sledge, NHL for sponge). The same seed gives the same
+            draws on every layout.
 
     Returns:
         A :class:`Play` whose truth events were computed from its motion and checked
@@ -1362,8 +1367,10 @@ def make_play(scenario: str, seed: int, profile: str = "ipc-sledge") -> Play:
     if scenario == "sponge_key_3s":
         profile = "sponge-westridge"
     duration = kw.get("duration_s", _DEFAULT_DURATION_S.get(scenario, 4.0))
+    if layout is not None and layout not in ("ipc", "iihf", "nhl"):
+        raise ValueError(f"make_play: unknown layout {layout!r}; known: ipc, iihf, nhl")
     b = _Builder(scenario, seed, profile, duration, open_back=kw.get("open_back", False),
-                 skaters=kw.get("skaters"))
+                 skaters=kw.get("skaters"), layout=layout)
     return fn(b)
 
 

@@ -122,6 +122,7 @@ def synth_clip(
     duration_s: float | None = None,
     look: Any = None,
     profile: str | None = None,
+    layout: str | None = None,
 ) -> dict:
     """Render a scenario to video with exact truth.
 
@@ -136,6 +137,8 @@ def synth_clip(
         duration_s: clip length, s (default: the play's own length).
         look: a ``vision.sim.looks.Look`` (default: drawn from the seed).
         profile: rule profile (default "ipc-sledge"; ``sponge_key_3s`` is always sponge).
+        layout: rink marking layout "ipc" | "iihf" | "nhl" at its standard size (default:
+            the profile's own; ``vision.sim.plays.make_play``).
 
     Returns:
         ``{"scenario", "seed", "frames", "events", "clips": [folder, ...]}``.
@@ -151,7 +154,7 @@ def synth_clip(
     bad = [c for c in cams if c not in PRESETS]
     if not cams or bad:
         raise ValueError(f"synth_clip: unknown camera {bad or camera!r}; presets: {list(PRESETS)}")
-    play = make_play(scenario, seed, profile or "ipc-sledge")
+    play = make_play(scenario, seed, profile or "ipc-sledge", layout=layout)
     fps = float(fps)
     dur = float(play.duration_s if duration_s is None else duration_s)
     n = max(1, int(round(dur * fps)))
