@@ -14,7 +14,7 @@ one sub-folder per camera, as ``synth_clip`` writes it) and ``suite.json``, the
 manifest that ``rulesfromvideo eval suite`` reads::
 
     {"version": 1, "width", "height", "clips": [{"name", "dir", "scenario",
-      "camera", "seed", "look", "duration_s"}]}
+      "camera", "seed", "look", "duration_s", "layout"}]}
 
 ``dir`` is relative to the suite folder and holds ``clip.mp4``, ``game.json``
 and ``truth.json``.
@@ -41,6 +41,8 @@ class SuiteClip:
         seed: seeds play, rig and renderer (``SUITE_SEED_BASE`` + index).
         look: a name of ``vision.sim.looks.HELD_OUT_LOOKS``, or None for the seed's own look.
         duration_s: clip length, s (None: the scenario's own).
+        layout: the rink's marking layout ("nhl", "iihf"), or None for the profile's own (IPC):
+            sledge hockey is often played on NHL and IIHF rinks.
     """
 
     name: str
@@ -49,6 +51,7 @@ class SuiteClip:
     seed: int
     look: str | None = None
     duration_s: float | None = None
+    layout: str | None = None
 
     @property
     def cameras(self) -> list[str]:
@@ -85,14 +88,21 @@ def _define() -> tuple[SuiteClip, ...]:
         ("offside_carried", "overhead", "heldout_cold_glassless"),
         ("goal", "overhead", None),
         ("icing", "blueline", None),
+        # Added 2026-12-04: sledge plays on NHL and IIHF rinks (their own line positions and
+        # sizes), appended so that the clips above keep their names and seeds.
+        ("offside_pass", "broadcast", None, "nhl"),
+        ("goal", "goalcam", None, "nhl"),
+        ("icing", "broadcast", None, "iihf"),
+        ("offside_pass", "blueline", "heldout_warm_tv_arena", "iihf"),
     ]
     clips = []
-    for i, (scenario, camera, look) in enumerate(plan):
-        tag = camera.replace(",", "+")
+    for i, (scenario, camera, look, *layout) in enumerate(plan):
+        lay = layout[0] if layout else None
+        tag = camera.replace(",", "+") + (f"_{lay}" if lay else "")
         # free_play is 60 s; the suite keeps its first 20 s (3 entries, an icing) so the
         # whole suite renders and analyses in well under an hour on two cores.
         dur = 20.0 if scenario == "free_play" else None
-        clips.append(SuiteClip(f"s{i:02d}_{scenario}_{tag}", scenario, camera, SUITE_SEED_BASE + i, look, dur))
+        clips.append(SuiteClip(f"s{i:02d}_{scenario}_{tag}", scenario, camera, SUITE_SEED_BASE + i, look, dur, lay))
     return tuple(clips)
 
 
@@ -147,14 +157,14 @@ def render_suite(out_dir: str | Path, width: int = 1280, height: int = 720, only
         if not done:
             look = held_out_look(clip.look) if clip.look else None
             synth_clip(clip.scenario, clip.camera, clip.seed, out / clip.name, width=width, height=height,
-                       fps=fps, duration_s=dur, look=look)
+                       fps=fps, duration_s=dur, look=look, layout=clip.layout)
         for d, cam in dirs:
             if cam in PROFILED_CAMERAS:
                 write_clicked_profile(out / d)
         for d, cam in dirs:
             manifest["clips"].append({"name": d.replace("/", "__"), "dir": d, "scenario": clip.scenario,
                                       "camera": cam, "seed": clip.seed, "look": clip.look,
-                                      "duration_s": dur})
+                                      "duration_s": dur, "layout": clip.layout})
         _write_manifest(out, manifest)
         log(f"{'kept' if done else 'rendered'} {clip.name} ({time.perf_counter() - t0:.1f} s)")
     return manifest

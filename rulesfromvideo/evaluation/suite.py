@@ -5,7 +5,8 @@ scorers run on the clip's predictions — ``calibration.evaluation`` (rink-space
 error, completeness, confidently wrong), ``vision.evaluation`` (puck recall and
 precision, blade error, IDF1, team accuracy) and
 ``rulesfromvideo.evaluation.events`` — and one table is printed: one row per
-clip, then pooled rows per camera preset and over all clips.
+clip, then pooled rows per camera preset, per rink layout other than the
+profile's own (`[nhl rink]`, `[iihf rink]`) and over all clips.
 
 Predictions are found where ``rulesfromvideo batch 'SUITE/**/clip.mp4' --out PRED``
 writes them (``rulesfromvideo.batch.out_dir_for``: ``PRED/<clip folder>__clip``
@@ -141,13 +142,17 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
         ev = _event_figures(tr, pr, fps)
         c = summarise([cal])[cal["camera"]]
         row = {"clip": e["name"], "camera": e["camera"], "scenario": e["scenario"], "look": e.get("look"),
+               "layout": e.get("layout"),
                "pred_dir": str(pdir), **_calib_cols(c), **_track_cols(public(trk)), **ev}
         rows.append(row)
-        raw.append((e["camera"], cal, trk, ev))
+        raw.append((e["camera"], cal, trk, ev, e.get("layout")))
     pooled: dict[str, dict] = {}
     groups: dict[str, list] = {}
     for item in raw:
         groups.setdefault(item[0], []).append(item)
+    for item in raw:  # clips on other rinks than the profile's own (NHL, IIHF), pooled apart too
+        if item[4]:
+            groups.setdefault(f"{item[4]} rink", []).append(item)
     if raw:
         groups["all"] = raw
     for cam, items in groups.items():

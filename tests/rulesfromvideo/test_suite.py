@@ -33,6 +33,17 @@ def test_suite_covers_every_scenario_and_preset():
     assert sum(c.look is not None for c in SUITE) >= 3 and {c.look for c in SUITE if c.look} <= set(HELD_OUT_LOOKS)
     seeds = [c.seed for c in SUITE]
     assert len(set(seeds)) == len(seeds) and all(SUITE_SEED_BASE <= s < SUITE_SEED_BASE + 100 for s in seeds)
+    # Sledge hockey on the other rinks it is played on: NHL and IIHF layouts, side cameras and a goal camera.
+    assert {c.layout for c in SUITE} == {None, "nhl", "iihf"}
+    assert {c.cameras[0] for c in SUITE if c.layout} >= {"broadcast", "goalcam", "blueline"}
+
+
+def test_suite_clips_keep_their_names_and_seeds():
+    """Clips added later are appended: a rendered suite resumes, and older figures stay comparable."""
+    assert [(c.name, c.seed) for c in SUITE[:25]][::12] == [
+        ("s00_onside_carried_blueline", 7000), ("s12_icing_goalkeeper_broadcast", 7012),
+        ("s24_icing_blueline", 7024)]
+    assert SUITE[25].name == "s25_offside_pass_broadcast_nhl" and SUITE[25].layout == "nhl"
 
 
 def test_batch_gives_every_suite_clip_its_own_folder(tmp_path):
