@@ -2,7 +2,16 @@
 
     .venv/bin/python benchmarks/bench_live.py                       # fixed-camera processor, 6 s clip
     .venv/bin/python benchmarks/bench_live.py --process pipeline    # Calibrator + FrameTracker per frame
+    .venv/bin/python benchmarks/bench_live.py --process pipeline --clip CLIP_DIR   # a simulator render
+    .venv/bin/python benchmarks/bench_live.py --process pipeline --clip CLIP_DIR --vision-inline
     .venv/bin/python benchmarks/bench_live.py --clients 10 --seconds 6 --queue-size 1
+
+``--clip`` takes a folder that ``rulesfromvideo synth`` wrote (clip.mp4 + game.json) instead of
+the generated clip (whose painted lines no registration finds, so the pipeline's stages
+there mostly say "unknown"). With the pipeline, vision and rules run in a process of their
+own by default (``PipelineProcessor(vision_process=True)``: every message has its frame's
+calibration, and the newest puck and players); ``--vision-inline`` runs every stage in the
+feed's processor thread, as before 2026-12-04.
 
 A child process serves `LiveFeed` (the code behind `rulesfromvideo live`) on
 127.0.0.1 over a generated 1280×720 30 fps clip read at real speed; the
@@ -10,7 +19,9 @@ source is held until all clients are connected. Each client is a `websockets`
 connection in this process. Two latencies are printed:
 
 * server: frame read → `send` returned, per message (the feed's own counter);
-* client: frame read → message received and parsed (same monotonic clock, one machine).
+* client: frame read → message received and parsed (same monotonic clock, one machine);
+* the objects' lag: how many frames the message's puck and players (``objects_frame``) are
+  behind its frame, and the share of messages with a registered frame (``H_rink_from_image``).
 
 Also printed: frames read / processed / dropped (queue full) and client drops.
 Everything is bounded: the clip length and a hard `--timeout`.
@@ -58,7 +69,8 @@ def make_clip(path: Path, seconds: float) -> Path:
     return path
 
 
-def serve(port: int, clip: Path, data_dir: Path, clients: int, queue_size: int, process: str) -> None:
+def serve(port: int, clip: Path, data_dir: Path, clients: int, queue_size: int, process: str,
+          game_path: str = "", vision_inline: bool = False) -> None:
     """Child process: the live feed app on 127.0.0.1:port."""
     import uvicorn
 
@@ -69,10 +81,12 @@ def serve(port: int, clip: Path, data_dir: Path, clients: int, queue_size: int, 
     from rulesfromvideo.service.live import FixedCameraProcessor, LiveFeed, PipelineProcessor
     from rulesfromvideo.service.settings import Settings
 
-    game = GameDescriptor.from_dict(GAME)
+    game = GameDescriptor.from_file(game_path) if game_path else GameDescriptor.from_dict(GAME)
     rink = RinkModel(game.rink_spec())
     if process == "pipeline":
-        fn = PipelineProcessor(game, rink, FPS)
+        fn = PipelineProcessor(game, rink, FPS, vision_process=not vision_inline)
+        if fn.worker is not None:
+            fn.worker.wait_ready(120.0)
     else:
         pts = np.array([[-20.0, -10.0], [20.0, -10.0], [20.0, 10.0], [-20.0, 10.0], [0.0, 0.0]])
         hom = np.c_[pts, np.ones(len(pts))] @ IMAGE_FROM_RINK.T
@@ -86,6 +100,8 @@ async def clients_run(url: str, n: int, timeout: float) -> dict:
     import websockets
 
     lat: list[float] = []
+    lag: list[int] = []
+    registered = [0]
     received = [0] * n
     end_stats = {}
 
@@ -101,9 +117,13 @@ async def clients_run(url: str, n: int, timeout: float) -> dict:
                     return
                 lat.append(now - msg["t_read_mono"])
                 received[k] += 1
+                if k == 0:
+                    registered[0] += msg.get("H_rink_from_image") is not None
+                    if msg.get("objects_frame") is not None:
+                        lag.append(int(msg["frame"]) - int(msg["objects_frame"]))
 
     await asyncio.wait_for(asyncio.gather(*(one(k) for k in range(n))), timeout)
-    return {"lat": lat, "received": received, "end": end_stats}
+    return {"lat": lat, "lag": lag, "registered": registered[0], "received": received, "end": end_stats}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,11 +133,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queue-size", type=int, choices=(1, 2), default=1)
     p.add_argument("--process", choices=("fixed", "pipeline"), default="fixed")
     p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--clip", type=Path, help="a synth clip folder (clip.mp4 + game.json) instead of the generated clip")
+    p.add_argument("--vision-inline", action="store_true", help="pipeline: every stage in the processor thread")
+    p.add_argument("--game", default="", help=argparse.SUPPRESS)
     p.add_argument("--serve", nargs=3, metavar=("PORT", "CLIP", "DATA"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve:
         serve(int(args.serve[0]), Path(args.serve[1]), Path(args.serve[2]), args.clients, args.queue_size,
-              args.process)
+              args.process, args.game, args.vision_inline)
         return 0
     if not 1 <= args.clients <= 50 or not 0 < args.seconds <= 60:
         p.error("--clients 1..50 and --seconds 0..60 (bounded benchmark)")
@@ -126,14 +149,21 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rfv-bench-live-") as tmp:
         tmp = Path(tmp)
         t0 = time.perf_counter()
-        clip = make_clip(tmp / "live720.mp4", args.seconds)
-        print(f"clip: {W}x{H} {FPS:.0f} fps, {args.seconds:.0f} s, written in {time.perf_counter() - t0:.1f} s")
+        game_arg: list[str] = []
+        if args.clip is not None:
+            clip = args.clip / "clip.mp4"
+            game_arg = ["--game", str(args.clip / "game.json")]
+            print(f"clip: {clip}")
+        else:
+            clip = make_clip(tmp / "live720.mp4", args.seconds)
+            print(f"clip: {W}x{H} {FPS:.0f} fps, {args.seconds:.0f} s, written in {time.perf_counter() - t0:.1f} s")
         with socket.socket() as s:
             s.bind((HOST, 0))
             port = s.getsockname()[1]
         server = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(port), str(clip), str(tmp / "data"), "--clients",
-             str(args.clients), "--queue-size", str(args.queue_size), "--process", args.process],
+             str(args.clients), "--queue-size", str(args.queue_size), "--process", args.process, *game_arg,
+             *(["--vision-inline"] if args.vision_inline else [])],
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
             base = f"http://{HOST}:{port}"
@@ -154,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
             server.wait(15)
     lat = np.array(res["lat"]) * 1000.0
     frame_ms = 1000.0 / FPS
-    print(f"bench_live: {args.clients} WebSocket clients on {HOST}, processor={args.process}, "
+    mode = "" if args.process != "pipeline" else (", vision inline" if args.vision_inline else ", vision process")
+    print(f"bench_live: {args.clients} WebSocket clients on {HOST}, processor={args.process}{mode}, "
           f"queue={args.queue_size}")
     print(f"frames read {status['frames_read']}, processed {status['frames_processed']}, "
           f"dropped {status['frames_dropped']} (queue), client drops {status['client_drops']}, "
@@ -165,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
           f"max {lat.max():.2f}  (n={lat.size})")
     print(f"one frame at {FPS:.0f} fps = {frame_ms:.1f} ms; messages per client: "
           f"min {min(res['received'])} max {max(res['received'])}")
+    n0 = max(res["received"][0], 1)
+    if res["lag"]:
+        lag = np.array(res["lag"])
+        print(f"objects (puck, players) behind the message's frame, frames: p50 {np.percentile(lag, 50):.0f}  "
+              f"p99 {np.percentile(lag, 99):.0f}  max {lag.max()}; messages with objects {lag.size}/{n0}, "
+              f"registered {res['registered']}/{n0}")
     return 0
 
 

@@ -118,51 +118,74 @@ class FixedCameraProcessor:
 class PipelineProcessor:
     """The pipeline's per-frame stages: `Calibrator` → `FrameTracker` → `StreamingRules` (see docs/interfaces.md).
 
+    With ``vision_process`` (the live feed's default) calibration runs on every frame here,
+    and the vision and rules stages in a process of their own
+    (``vision_worker.VisionWorker``), which takes a frame whenever it is idle: every
+    message then has this frame's calibration and lines, and the newest puck and players,
+    from the frame named by ``objects_frame`` (``objects_lag_s`` behind; null until the
+    first result). Without it all stages run here on every frame, in order (every message's
+    objects are its own frame's; far slower than real time on a small machine).
+
+    Args:
+        game: ``GameDescriptor``.
+        rink: ``RinkModel``.
+        fps: the feed's frame rate.
+        camera_profile: a fixed camera's stored calibration, or None.
+        vision_process: run vision and rules in a second process (see above).
+
     Raises:
         ImportError: the calibration/vision stages are not installed yet.
     """
 
-    def __init__(self, game, rink, fps: float, camera_profile=None) -> None:
+    def __init__(self, game, rink, fps: float, camera_profile=None, vision_process: bool = True) -> None:
         from calibration.registration import Calibrator
-        from vision.tracking import BLADE_SIGMA_M, FrameTracker
+        from rulesfromvideo.service.vision_worker import VisionStage, VisionWorker
+        from vision.tracking import BLADE_SIGMA_M
 
         self.calibrator = Calibrator(rink, camera_profile=camera_profile, fps=fps)
-        # No learned goalkeeper check live: a ~100 ms inference on every 10th frame would
-        # break the overlay's per-frame latency; goalkeepers by position only here.
-        self.tracker = FrameTracker(rink, game, fps, goalkeeper_detector=None)
-        self.rules = StreamingRules(game, rink, fps, blade_sigma_m=BLADE_SIGMA_M)
+        self.fps = float(fps)
         self.lines = rink_line_segments(rink)
+        self.worker = VisionWorker(game, fps, BLADE_SIGMA_M) if vision_process else None
+        self.stage = None if vision_process else VisionStage(game, rink, fps, BLADE_SIGMA_M)
 
     def __call__(self, frame_bgr: np.ndarray, index: int, t: float) -> dict:
         calib = self.calibrator.update(frame_bgr, index)
-        obs = self.tracker.update(frame_bgr, index, t, calib)
-        puck = obs.get("puck") if isinstance(obs, dict) else obs.puck
-        players = obs.get("players", []) if isinstance(obs, dict) else obs.players
+        extra: dict = {}
+        if self.worker is None:
+            puck, players, events = self.stage.step(frame_bgr, index, t, calib)
+            extra["objects_frame"] = index
+        else:
+            self.worker.offer(frame_bgr, index, t, calib)
+            latest = self.worker.latest
+            puck, players = (latest[1], latest[2]) if latest is not None else (None, [])
+            events = self.worker.events()
+            extra["objects_frame"] = latest[0] if latest is not None else None
+            if latest is not None:
+                extra["objects_lag_s"] = round((index - latest[0]) / self.fps, 4)
+            if self.worker.error:
+                extra["vision_error"] = self.worker.error
         msg = overlay_message(index, t, calib.rink_from_image, round(float(calib.quality), 4), puck, players,
-                              self.lines)
+                              self.lines, extra)
         # Rule calls once settled (rulesfromvideo.rules.streaming), sent as server-sent events.
-        events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players},
-                                 self._blade_covs(frame_bgr, calib.rink_from_image, players),
-                                 float(calib.quality) if calib.rink_from_image is not None else 0.0)
         if events:
             msg["events"] = events
         return msg
 
-    @staticmethod
-    def _blade_covs(frame_bgr, H_rink_from_image, players) -> dict | None:
-        """{player id: (2, 2) blade covariance, m²} from this frame's camera, as ``analyze``
-        gives the rules (``vision.tracking.blade_covariance_rink``); None without a camera."""
-        if H_rink_from_image is None or not players or not isinstance(frame_bgr, np.ndarray):
-            return None
-        from vision.tracking import player_blade_covariances
-
-        h, w = frame_bgr.shape[:2]
-        covs = player_blade_covariances(H_rink_from_image, w, h, players)
-        return {p["id"]: c for p, c in zip(players, covs) if c is not None} or None
+    @property
+    def rules(self):
+        """The in-process ``StreamingRules`` (``vision_process=False``), else None."""
+        return self.stage.rules if self.stage is not None else None
 
     def flush(self) -> list[dict]:
         """At the end of the source: the rule calls still settling (``StreamingRules.flush``)."""
-        return self.rules.flush()
+        if self.worker is not None:
+            return self.worker.flush()
+        return self.stage.flush()
+
+    def close(self) -> None:
+        """Stop the vision process (if any)."""
+        if self.worker is not None:
+            self.worker.close()
 
 
 @dataclass
@@ -266,6 +289,9 @@ class LiveFeed:
         for th in self._threads:
             th.join(5.0)
         self._cap.release()
+        close = getattr(self.process_fn, "close", None)
+        if callable(close):  # also when the feed never started (closing twice is harmless)
+            close()
 
     # -- threads ------------------------------------------------------------
     def _read(self) -> None:
@@ -335,6 +361,12 @@ class LiveFeed:
                     self._deliver(self._sse, ("rule", json.dumps(ev)))
             except Exception:
                 self.stats.process_errors += 1
+        close = getattr(self.process_fn, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:
+                log.exception("live processor close")
         end = json.dumps({"type": "end", "error": self.error, "stats": self.stats.summary()})
         with self._sub_lock:
             self._end_payload = end

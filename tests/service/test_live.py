@@ -227,11 +227,11 @@ def test_pipeline_processor_publishes_settled_rule_calls():
 
     play = make_play("offside_pass", 1)
     game = GameDescriptor.from_dict(play.game)
-    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), play.fps)
+    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), play.fps, vision_process=False)
     recs = list(truth_to_tracks(play))
     # Perfect calibration and tracks in place of the pixel stages: this checks the rules' wiring.
     proc.calibrator = SimpleNamespace(update=lambda frame, i: SimpleNamespace(rink_from_image=np.eye(3), quality=1.0))
-    proc.tracker = SimpleNamespace(update=lambda frame, i, t, calib: recs[i])
+    proc.stage.tracker = SimpleNamespace(update=lambda frame, i, t, calib: recs[i])
     # The live rules take the vision's blade model error; the truth's blades are exact.
     from vision.tracking import BLADE_SIGMA_M
     assert proc.rules.blade_sigma_m == BLADE_SIGMA_M
@@ -251,26 +251,103 @@ def test_pipeline_processor_publishes_settled_rule_calls():
 def test_pipeline_processor_gives_the_rules_each_frames_blade_covariance():
     """As in analyze, the live rules get every player's blade error from the frame's camera
     (vision.tracking.blade_covariance_rink at his blade midpoint); none without a camera."""
-    from calibration.rink import RinkModel
-    from rfv_service_support import GAME
-
-    from rulesfromvideo.game import GameDescriptor
-    from rulesfromvideo.service.live import PipelineProcessor
+    from rulesfromvideo.service.vision_worker import blade_covs_by_player
     from vision.geometry import PlaneCamera
     from vision.sim.camera import Camera
     from vision.tracking import blade_covariance_rink
 
-    game = GameDescriptor.from_dict(GAME)
-    proc = PipelineProcessor(game, RinkModel(game.rink_spec()), 30.0)
     cam = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
     H = np.linalg.inv(cam.H_image_from_rink())
     players = [{"id": 3, "team": "home", "role": "skater", "blades": [[5.0, 1.1], [5.0, 0.9]]},
                {"id": 7, "team": None, "role": "skater", "blades": [[-9.0, -4.0], [-9.2, -4.0]]}]
-    covs = proc._blade_covs(np.zeros((720, 1280, 3), np.uint8), H, players)
+    covs = blade_covs_by_player((720, 1280, 3), H, players)
     expect = blade_covariance_rink(PlaneCamera.from_homography(H, 1280, 720), np.array([[5.0, 1.0], [-9.1, -4.0]]))
     assert set(covs) == {3, 7}
     np.testing.assert_allclose(covs[3], expect[0])
     np.testing.assert_allclose(covs[7], expect[1])
     assert covs[3][0, 0] < covs[3][1, 1]  # a side camera: x better known than y
-    assert proc._blade_covs(np.zeros((720, 1280, 3), np.uint8), None, players) is None
-    assert proc._blade_covs(None, H, players) is None
+    assert blade_covs_by_player((720, 1280, 3), None, players) is None
+    assert blade_covs_by_player(None, H, players) is None
+
+
+def _sample_frames(n):
+    from rulesfromvideo.cli import sample_paths
+    from vision.video import iter_frames
+
+    video, game_path = sample_paths()
+    frames = []
+    for i, f in iter_frames(video):
+        if i >= n:
+            break
+        frames.append(f)
+    return game_path, frames
+
+
+def _sample_processor(n_frames, **kw):
+    """(a PipelineProcessor on the sample clip's game, its first ``n_frames`` frames)."""
+    from calibration.rink import RinkModel
+
+    from rulesfromvideo.game import GameDescriptor
+    from rulesfromvideo.service.live import PipelineProcessor
+
+    game_path, frames = _sample_frames(n_frames)
+    game = GameDescriptor.from_file(game_path)
+    return PipelineProcessor(game, RinkModel(game.rink_spec()), 30.0, **kw), frames
+
+
+def test_vision_process_gives_the_in_process_results_frame_by_frame():
+    """Vision and rules in their own process see the frames they are handed exactly as the
+    in-process stages do: the same puck and players, frame for frame."""
+    local, frames = _sample_processor(12, vision_process=False)
+    remote, _ = _sample_processor(0)
+    try:
+        assert remote.worker.wait_ready(60.0), remote.worker.error
+        for i, f in enumerate(frames):
+            want = local(f, i, i / 30.0)
+            got = remote(f, i, i / 30.0)
+            assert got["H_rink_from_image"] == want["H_rink_from_image"] and got["lines_px"] == want["lines_px"]
+            assert remote.worker.wait_idle(60.0)
+            index, puck, players = remote.worker.latest
+            assert index == i and puck == want["puck"] and players == want["players"]
+            # The message names the frame its objects are from (the previous one's, here).
+            assert got["objects_frame"] == (i - 1 if i else None)
+        assert want["players"] and want["objects_frame"] == len(frames) - 1
+        assert remote.worker.frames_sent == len(frames) and remote.worker.frames_skipped == 0
+    finally:
+        remote.close()
+    assert remote.worker._proc.poll() is not None  # closed: the process is gone
+
+
+def test_busy_vision_process_skips_frames_and_the_lines_keep_every_frame():
+    proc, frames = _sample_processor(8)
+    try:
+        assert proc.worker.wait_ready(60.0)
+        msgs = [proc(f, i, i / 30.0) for i, f in enumerate(frames)]  # no waiting: faster than vision
+        assert all(m["H_rink_from_image"] is not None and m["lines_px"] for m in msgs)
+        assert proc.worker.frames_sent + proc.worker.frames_skipped == len(frames)
+        assert proc.worker.frames_skipped > 0
+        for m in msgs:
+            if m["objects_frame"] is not None:
+                assert m["objects_frame"] < m["frame"]
+                assert m["objects_lag_s"] == pytest.approx((m["frame"] - m["objects_frame"]) / 30.0, abs=1e-4)
+    finally:
+        proc.close()
+
+
+def test_vision_process_that_dies_leaves_a_calibration_only_feed():
+    """The overlay's lines must not stop because the vision process was killed."""
+    proc, frames = _sample_processor(4)
+    try:
+        assert proc.worker.wait_ready(60.0)
+        proc.worker._proc.kill()
+        proc.worker._proc.wait()
+        msgs = [proc(f, i, i / 30.0) for i, f in enumerate(frames)]
+        deadline = time.monotonic() + 10.0
+        while proc.worker.error is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        m = proc(frames[-1], len(frames), len(frames) / 30.0)
+        assert all(x["lines_px"] for x in msgs + [m])
+        assert "vision process" in m["vision_error"] and m["objects_frame"] is None
+        assert proc.flush() == []
+    finally:
+        proc.close()
