@@ -13,7 +13,9 @@ never slows the others: each has its own 2-message queue that drops its
 oldest message.
 
 The processing function is injectable: `PipelineProcessor` uses the
-pipeline's `Calibrator`/`FrameTracker` (when those modules are installed),
+pipeline's `Calibrator` on every frame and `FrameTracker`/`StreamingRules` in a
+process of their own that takes the newest frame whenever it is idle
+(`rulesfromvideo.service.vision_worker`),
 `FixedCameraProcessor` publishes a stored camera profile's homography and
 the rink lines in image pixels for a fixed camera.
 """
@@ -32,8 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from rulesfromvideo.rules.streaming import StreamingRules
 
 log = logging.getLogger("rulesfromvideo.service.live")
 
