@@ -7,9 +7,13 @@ goal line between the posts (its leading edge reaching the line's inner edge
 with the centre between the posts, or within K sigma of a post's inner edge: a
 puck at the post gets a call, or ``inconclusive``, rather than silence):
 
-* ``margin_m = min(max depth, lateral clearance)``, lateral clearance
-  ``= 0.915 - |y| - r`` at the moment of maximum depth (sub-frame: a parabola
-  through the three frames around the maximum);
+* ``margin_m = min(max depth, lateral clearance)``, max depth sub-frame (a "V" or a
+  parabola through the frames around the maximum), lateral clearance
+  ``= post inner y - |y| - r``: for a puck that goes entirely across, the least over
+  its passage through the goal mouth (from its arrival at the line to the instant it is
+  entirely across: "put between the goal posts ... and entirely across the goal line");
+  once in the net its lateral position no longer counts (an NHL or IIHF net is wider at
+  the back than between the posts). For a puck that stays short, at its deepest point;
 * ``t`` = the instant the depth reaches 0 for a goal, else the instant of maximum depth;
 * height: with ``z`` known the puck must pass below the crossbar
   (``z + thickness / 2 < 1.22``); without ``z`` the evidence says the crossbar
@@ -120,9 +124,6 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
         return make_event(obs, "goal", c.t_s, att, "inconclusive", None, np.inf, "906 1", ev)
     km = int(seg[int(np.nanargmax(dseg))])
     tm, dmax, _ = peak(depth, obs.t_s, km)
-    ym = float(interp_time(p[:, 1], obs, tm))
-    clear = post - abs(ym) - r
-    margin = min(dmax, clear)
     t = tm
     cr = None
     if dmax > 0:
@@ -140,14 +141,30 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
                 t = float(tm - dmax / sb)
     fi = int(np.searchsorted(obs.t_s, t, side="right")) - 1
     fi = int(np.clip(fi, 0, obs.n_frames - 1))
+    verdict_sigma = float(obs.sigma_smoothed_m[km])  # the call rests on the deepest point ...
+    if dmax > 0:
+        # ... and on where the puck passed the goal mouth: from its arrival to the instant it
+        # is entirely across (906 1), not where it rolled to inside the net.
+        ys = [interp_at(p[:, 1], c), interp_time(p[:, 1], obs, t)]
+        ys += [p[k, 1] for k in range(i + 1, fi + 1)]
+        ys = np.abs(np.asarray(ys, dtype=float))
+        clear = float(post - np.nanmax(ys) - r) if np.isfinite(ys).any() else None
+        clear_at = "goal mouth passage"
+        verdict_sigma = max(verdict_sigma, float(np.nanmax(obs.sigma_smoothed_m[i:fi + 2])))
+    else:
+        clear = post - abs(float(interp_time(p[:, 1], obs, tm))) - r
+        clear_at = "deepest point"
+    if clear is None:
+        ev.update({"max_depth_m": dmax, "reason": "puck's lateral position unknown where it passed the goal line"})
+        return make_event(obs, "goal", t, att, "inconclusive", None, verdict_sigma, "906 1", ev)
+    margin = min(dmax, clear)
     z = float(obs.puck_z_m[fi]) if np.isfinite(obs.puck_z_m[fi]) else None
-    ev.update({"max_depth_m": dmax, "lateral_clearance_m": clear, "t_max_depth": tm,
+    ev.update({"max_depth_m": dmax, "lateral_clearance_m": clear, "lateral_clearance_at": clear_at,
+               "t_max_depth": tm,
                "decisive_frame": int(obs.frame[km]), "puck_xy_rink_m": p[km],
                "puck_measured_at_max": bool(obs.puck_measured[km])})
     if cr is not None:
         ev["crossing_frame_interval"] = [int(obs.frame[i + cr.i]), int(obs.frame[i + cr.i + 1])]
-    # The call rests on the deepest point (and the lateral position there).
-    verdict_sigma = float(obs.sigma_smoothed_m[km])
     if z is None:
         ev["height"] = "unknown: tracks carry no z, the crossbar (1.22 m) was not checked"
         below = True

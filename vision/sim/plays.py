@@ -831,7 +831,9 @@ def _icing(b: _Builder, variant: str) -> Play:
 
 # -- goals (906, 907) -----------------------------------------------------------------
 def _slot_shot(b: _Builder, m: float, airborne: bool) -> tuple[Player, float]:
-    """A shot from the slot into the far side of the net; lateral clearance at the back = m."""
+    """A shot from the slot into the far side of the net; lateral clearance = m where the puck
+    passes the goal mouth (906 1: at the instant it is entirely across the goal line, the
+    widest point of its passage on a straight shot to the far side)."""
     t_s = 1.0
     shooter = b.player("att")
     y_s = b.uniform(-2.5, 2.5)
@@ -843,8 +845,10 @@ def _slot_shot(b: _Builder, m: float, airborne: bool) -> tuple[Player, float]:
     b.pin(shooter, b.T, seat + (vs * dt * 0.5, 0.0), (0.0, 0.0), 0.0)
     b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
-    y_a = -np.sign(y_s) * (b.POST - R - m) if abs(y_s) > 0.05 else (b.POST - R - m)
-    target = np.array([b.BACK - R, y_a])
+    y_c = -np.sign(y_s) * (b.POST - R - m) if abs(y_s) > 0.05 else (b.POST - R - m)
+    # On the straight line from the release through (entirely across, y_c), aimed at the back.
+    p0, x_c = b.pc(t_s)[:2], b.OUT + R
+    target = p0 + (np.array([x_c, y_c]) - p0) * (b.BACK - R - p0[0]) / (x_c - p0[0])
     speed = b.uniform(14.0, 24.0)
     vz = 0.0
     if airborne:

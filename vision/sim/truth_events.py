@@ -230,12 +230,17 @@ def goals(ctx: TruthContext, crease: bool = True) -> list[dict]:
                 if -res.fun >= depth[km]:
                     tm = float(res.x)
             dmax = float(depth_f(tm))
-            clear = float(post - abs(ctx.pxyz(tm)[1]) - R)
-            margin = min(dmax, clear)
             if dmax > 0:
                 t = float(brentq(depth_f, ta, tm, xtol=1e-12)) if depth_f(ta) < 0 else ta
+                # 906 1: put between the posts and entirely across the line: the lateral
+                # clearance over its passage through the goal mouth (arrival to entirely
+                # across), not where it rolls inside the net afterwards.
+                ss = np.concatenate([[ta, t], ctx.ts[(ctx.ts > ta) & (ctx.ts < t)]])
+                clear = float(post - max(abs(ctx.pxyz(x)[1]) for x in ss) - R)
             else:
                 t = tm
+                clear = float(post - abs(ctx.pxyz(tm)[1]) - R)
+            margin = min(dmax, clear)
             z = float(ctx.pxyz(t)[2])
             below_bar = z + 0.0127 < g.goal_height_m
             verdict = "goal" if margin > 0 and below_bar else "no_goal"

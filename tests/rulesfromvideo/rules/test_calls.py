@@ -229,6 +229,37 @@ def test_906_1(clause, depth, y, verdict):
     assert "unknown" in g[0]["evidence"]["height"]
 
 
+def test_906_puck_rolling_into_the_back_corner_of_the_net_is_still_a_goal():
+    """906 1: "put between the goal posts ... and entirely across the goal line". Once in,
+    where the puck rolls inside the net (an NHL or IIHF net is wider at the back than between
+    the posts) does not count: its lateral clearance is where it passed the goal mouth."""
+    x_in = 26.025 + R + 0.5  # 0.5 m deep
+    c = Clip(3.0)
+    t_in = (x_in - 20.0) / 8.0
+    c.puck = lambda t: (min(20.0 + 8.0 * t, x_in), 0.2 if t < t_in else min(0.2 + 1.5 * (t - t_in), 1.05))
+    c.player(1, "home", still(19.0, 0.2)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "goal"
+    assert g[0]["evidence"]["lateral_clearance_at"] == "goal mouth passage"
+    assert g[0]["evidence"]["lateral_clearance_m"] == pytest.approx(0.915 - 0.2 - R, abs=2e-3)
+    assert g[0]["margin_m"] == pytest.approx(0.5, abs=2e-3)  # the depth decides now
+
+
+def test_906_puck_passing_outside_the_post_line_is_not_saved_by_rolling_inward():
+    """The other way round: a puck whose body was not between the posts as it crossed (its
+    clearance there is negative) is not a goal because it ends up in the middle of the net."""
+    x_in = 26.025 + R + 0.5
+    c = Clip(3.0)
+    t_line = (26.025 - R - 20.0) / 8.0  # leading edge at the line's inner edge
+    c.puck = lambda t: (min(20.0 + 8.0 * t, x_in), 0.9 if t < t_line + 0.2 else 0.3)
+    c.player(1, "home", still(19.0, 0.9)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "no_goal"
+    assert g[0]["evidence"]["lateral_clearance_m"] == pytest.approx(0.915 - 0.9 - R, abs=2e-3)
+
+
 def test_906_goal_time_is_when_depth_reaches_zero():
     g = of_type(goal_clip(0.3).run(), "goal")[0]
     assert g["t"] == pytest.approx((26.025 + R - 20.0) / 8.0, abs=1e-4)
