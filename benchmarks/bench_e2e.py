@@ -18,7 +18,9 @@ one) is decoded alone (decode-only frames/s), then analysed by
   from ``os.wait4``) per frame, and peak memory: the sum of the peak resident sizes
   of the child and of each of its descendants (``VmHWM`` sampled from ``/proc`` every
   50 ms; the calibration process is one of them) — an upper bound of their peak
-  together — and the largest single process (``ru_maxrss``);
+  together — and the largest single process (``VmHWM``; the analyze process reads its own at
+  the end; until 2026-12-04 ``ru_maxrss`` from ``os.wait4``, which Linux carries over fork and
+  exec from this benchmark process, so that column read high);
 - the load average when the clip started, so figures taken on a shared machine
   can be interpreted (CPU time per frame is the steadier figure).
 
@@ -44,7 +46,9 @@ _CHILD = """
 import json, sys
 from rulesfromvideo.pipeline import analyze
 r = analyze(sys.argv[1], sys.argv[2], sys.argv[3], progress=False)
-print(json.dumps({"frames": r.frames, "loop_s": r.seconds, "complete": r.complete, "events": len(r.events)}))
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"frames": r.frames, "loop_s": r.seconds, "complete": r.complete, "events": len(r.events),
+                  "hwm_kb": hwm}))
 """
 
 
@@ -114,10 +118,11 @@ def analyze_child(video: Path, game: Path, out: Path) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"analyze failed ({proc.returncode}): {stderr.decode()[-2000:]}")
     res = json.loads(stdout.decode().strip().splitlines()[-1])
-    # wait4's rusage covers the child and the processes it waited for (its calibration process,
-    # ffmpeg decoders); ru_maxrss is KiB on Linux, the largest of them, not their sum.
-    peaks[proc.pid] = max(peaks.get(proc.pid, 0.0), ru.ru_maxrss / 1024.0)
-    res.update({"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "maxrss_mb": ru.ru_maxrss / 1024.0,
+    # The analyze process's own peak, read by itself at the end (the 50 ms samples can miss the
+    # report's last moments). Not wait4's ru_maxrss: Linux carries it over fork and exec from
+    # this process (which rendered and decoded the clips), and it is the largest of the tree.
+    peaks[proc.pid] = max(peaks.get(proc.pid, 0.0), res.get("hwm_kb", 0) / 1024.0)
+    res.update({"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "maxrss_mb": max(peaks.values()),
                 "peak_tree_rss_mb": sum(peaks.values()), "load_avg_1min": load})
     res["fps"] = res["frames"] / res["loop_s"] if res["loop_s"] > 0 else float("nan")
     return res
