@@ -51,7 +51,8 @@ def run_rules(obs: Observations, game, rink, prior_goals: Sequence[dict[str, Any
         for g in goals:
             if g["verdict"] in ("goal", "inconclusive"):
                 events.append(crease_at_goal(ctx, g))
-    score_at = score_timeline(game, list(prior_goals) + goals)
+    counted_goals = [*prior_goals, *goals]  # the score reads earlier windows' goals too
+    score_at = score_timeline(game, counted_goals)
     events += detect_icings(ctx, goals, score_at)
     if prof.offside.enabled:
         entries = detect_zone_entries(ctx)
@@ -62,7 +63,7 @@ def run_rules(obs: Observations, game, rink, prior_goals: Sequence[dict[str, Any
                     events += delayed_offside(ctx, e, ctx.attack[e["team"]])
     events += detect_goalkeeper_beyond_centre(ctx)
     events += detect_key_violations(ctx)
-    events += detect_mercy(ctx, goals, prior_goals)
+    events += detect_mercy(ctx, counted_goals)
     order = {t: i for i, t in enumerate(CONTRACT_TYPES + EXTRA_TYPES)}
     events.sort(key=lambda e: (e["t"], order.get(e["type"], 99)))
     return events

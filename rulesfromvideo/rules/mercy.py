@@ -14,7 +14,6 @@ the clip starts so). ``margin_m`` is None (the call is counted in goals:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from rulesfromvideo.rules.common import make_event
@@ -35,14 +34,15 @@ def score_timeline(game, goals: list[dict[str, Any]]):
     return at
 
 
-def detect_mercy(ctx: RuleContext, goals: list[dict[str, Any]],
-                 prior_goals: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+def detect_mercy(ctx: RuleContext, goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The mercy call, if any; ``goals`` are the clip's goal events and, in windowed mode,
+    those of earlier windows (``rules.windows``)."""
     rules = ctx.profile.mercy
     if not rules.enabled or not rules.goal_spread:
         return []
     obs = ctx.obs
-    score = score_timeline(ctx.game, list(prior_goals) + goals)
-    counted = [g for g in list(prior_goals) + goals if g["type"] == "goal" and g["verdict"] == "goal"]
+    score = score_timeline(ctx.game, goals)
+    counted = [g for g in goals if g["type"] == "goal" and g["verdict"] == "goal"]
     instants = [float(obs.t_s[0])] + sorted(g["t"] for g in counted if g["t"] >= float(obs.t_s[0]))
     for t in instants:
         period, remaining = ctx.game.clock_at(t)
