@@ -16,7 +16,6 @@ re-runs the parent's main script) works the same under the CLI, a script without
 from __future__ import annotations
 
 import argparse
-import os
 import pickle
 import sys
 
@@ -29,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--camera-profile")
     ap.add_argument("--max-frames", type=int)
     args = ap.parse_args(argv)
-    # Results go to the original stdout; stray prints (ours or a library's) to stderr.
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    from rulesfromvideo.childproc import result_stream
+
+    out = result_stream()
     try:
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel

@@ -234,11 +234,9 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
         cmd += ["--camera-profile", str(camera_profile_path)]
     if max_frames is not None:
         cmd += ["--max-frames", str(int(max_frames))]
-    # The child imports this very checkout, also when it is not the installed one.
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
+    from rulesfromvideo.childproc import checkout_env
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=checkout_env())
     try:
         while True:
             try:

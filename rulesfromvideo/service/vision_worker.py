@@ -30,10 +30,11 @@ import pickle
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from rulesfromvideo.childproc import checkout_env, result_stream
 
 log = logging.getLogger("rulesfromvideo.service.live")
 
@@ -106,11 +107,8 @@ class VisionWorker:
     """
 
     def __init__(self, game, fps: float, blade_sigma_m: float) -> None:
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[2])  # the child imports this very checkout
-        env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
         self._proc = subprocess.Popen([sys.executable, "-m", "rulesfromvideo.service.vision_worker"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=checkout_env())
         self._lock = threading.Lock()
         self._idle = threading.Event()
         self._flushed = threading.Event()
@@ -219,9 +217,7 @@ class VisionWorker:
 
 
 def main() -> int:
-    # Results go to the original stdout; stray prints (ours or a library's) to stderr.
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    out = result_stream()
     inp = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
 
     def send(msg: Any) -> None:
