@@ -15,7 +15,9 @@ in (their touch was the last), no offside.
 An attacker whose blades are not seen at the crossing (out of view, hidden) keeps
 the call open (inconclusive) unless he cannot have reached the zone: from his
 nearest sightings before and after, at a sledge's top speed, his deepest blade
-stays more than K sigma short of the line.
+stays more than K sigma short of the line, or every skater of his team is seen at the
+crossing (as many distinct skater tracks as GAME.json's ``strength`` puts on the ice:
+he is then one of them under another track, or not of that team).
 Sigma per player: puck and blade position sigma plus the crossing-time sigma
 times the blade's speed along x; the frame interval's ``|v| * dt / 2`` bound is
 recorded as ``timing_bound_m``.
@@ -182,6 +184,32 @@ def _may_be_offside(d: dict[str, Any], sig_pos: float) -> bool:
     return not (d["reach_depth_m"] < -K_SIGMA * sig_pos)
 
 
+# Two tracks seen this far apart at one instant are two sledges, not one split in two.
+DISTINCT_PLAYERS_M = 1.0
+
+
+def every_skater_seen(ctx: RuleContext, team: str, i: int) -> int | None:
+    """The number of ``team``'s skaters on the ice (GAME.json ``strength``) when exactly that
+    many distinct skater tracks of ``team`` have both blades seen on frames ``i`` and
+    ``i + 1``; else None.
+
+    Then every skater of the team is among those seen: another track of the team (a
+    fragment of one of them, a mislabelled goalkeeper or opponent) or a skater of unknown
+    team is not an unseen attacker. More tracks seen than skaters on the ice means some
+    team label or track is wrong, and nothing is concluded.
+    """
+    obs = ctx.obs
+    n_on_ice = ctx.game.strength_at(float(obs.t_s[i]))[0 if team == "home" else 1]
+    seen = [k for k in range(len(obs.player_ids))
+            if obs.player_team[k] == team and obs.player_role[k] != "goalkeeper"
+            and np.isfinite(obs.blades_rink_m[k, i:i + 2]).all()]
+    if len(seen) != n_on_ice or n_on_ice == 0:
+        return None
+    mids = obs.blades_rink_m[seen, i].mean(axis=1)  # (n, 2) m
+    gaps = np.linalg.norm(mids[:, None] - mids[None], axis=-1)[np.triu_indices(len(seen), 1)]
+    return n_on_ice if bool(np.all(gaps >= DISTINCT_PLAYERS_M)) else None
+
+
 def _faceoff_spot(ctx: RuleContext, end: int, att: str, carried: bool,
                   origin_xy: np.ndarray | None, entry_xy: np.ndarray) -> dict[str, Any]:
     """903 c: where the face-off would be after this offside."""
@@ -241,6 +269,12 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     unseen = {k: v for k, v in cand.items() if k not in known}
     unreachable = {k: v["reach_depth_m"] for k, v in unseen.items() if not _may_be_offside(v, sig_pos)}
     missing = [obs.player_ids[k] for k in unseen if k not in unreachable]
+    n_all_seen = every_skater_seen(ctx, att, i)
+    if n_all_seen is not None and missing:
+        # 702 / GAME.json strength: every skater of the attacking team is seen at the crossing.
+        ev["all_skaters_seen"] = n_all_seen
+        ev["not_attackers_on_ice"] = missing
+        missing = []
     if unreachable:
         ev["unseen_out_of_reach_m"] = {str(obs.player_ids[k]): d for k, d in unreachable.items()}
     if missing:
@@ -249,6 +283,10 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     # needs him provably short of the line too (seen, or out of reach).
     unknown_team = [obs.player_ids[k] for k, v in offside_depths(ctx, end, "", c, sig_t).items()
                     if obs.player_role[k] != "goalkeeper" and _may_be_offside(v, sig_pos)]
+    if unknown_team and n_all_seen is not None:
+        ev["all_skaters_seen"] = n_all_seen
+        ev["unknown_team_not_attackers"] = unknown_team
+        unknown_team = []
     if unknown_team:
         ev["team_unknown_could_be_offside"] = unknown_team
     if not measured_near(obs, i):

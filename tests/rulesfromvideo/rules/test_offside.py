@@ -237,3 +237,78 @@ def test_unmeasured_crossing_is_onside_only_if_it_holds_at_every_possible_instan
         assert lo < 26.5 < hi and lo == min(hidden) - 1 and hi == max(hidden) + 1
     else:
         assert "not measured" in e[0]["evidence"]["reason"]
+
+
+def _five_attackers(c, x=7.0):
+    """Three more home skaters beside the passer and the receiver, all short of the line: the
+    five that GAME.json's full strength (702) puts on the ice."""
+    for pid, y in zip((5, 6, 7), (-9.0, -6.0, 9.0)):
+        c.player(pid, "home", still(x - 3.0, y))
+    return c
+
+
+def test_every_skater_seen_at_the_crossing_closes_the_call_on_another_track():
+    """903 b1 with 702's five skaters: all five home skaters are seen short of the line at the
+    crossing, so a home track that shows only later (1 m into the zone, reachable) is one of them under a
+    new id (or a mislabelled opponent), not a sixth attacker."""
+    c = _five_attackers(pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]]))
+    c.player(3, "home", lambda t: still(FAR + 1.0, -4.0)(t) if t >= 1.3 else None)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside"
+    assert e["evidence"]["all_skaters_seen"] == 5
+    assert e["evidence"]["not_attackers_on_ice"] == [3]
+    assert "blades_missing" not in e["evidence"]
+
+
+def test_fewer_skaters_seen_than_on_the_ice_keeps_the_later_track_open():
+    """The same with only four home skaters seen at the crossing: the fifth may be the one
+    seen later, who could have been over the line -> inconclusive."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    for pid, y in zip((5, 6), (-9.0, -6.0)):
+        c.player(pid, "home", still(4.0, y))
+    c.player(3, "home", lambda t: still(FAR + 1.0, -4.0)(t) if t >= 1.3 else None)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive"
+    assert e["evidence"]["blades_missing"] == [3]
+
+
+def test_strength_from_game_json_counts_the_skaters():
+    """A 4-on-5 penalty (GAME.json strength): four home skaters seen are every one of them."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.game["strength"] = [{"t": 0.0, "home": 4, "away": 5}]
+    for pid, y in zip((5, 6), (-9.0, -6.0)):
+        c.player(pid, "home", still(4.0, y))
+    c.player(3, "home", lambda t: still(FAR + 1.0, -4.0)(t) if t >= 1.3 else None)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside" and e["evidence"]["all_skaters_seen"] == 4
+
+
+def test_more_tracks_than_skaters_on_the_ice_concludes_nothing():
+    """Six home skater tracks seen at once where five are on the ice: a label is wrong, so
+    the later track still keeps the call open."""
+    c = _five_attackers(pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]]))
+    c.player(9, "home", still(2.0, 0.0))
+    c.player(3, "home", lambda t: still(FAR + 1.0, -4.0)(t) if t >= 1.3 else None)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and "all_skaters_seen" not in e["evidence"]
+
+
+def test_two_tracks_on_one_sledge_are_not_two_skaters():
+    """Five home tracks seen, two of them 0.3 m apart (one sledge split in two): not five
+    distinct skaters, so nothing is concluded."""
+    c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
+    c.player(5, "home", still(4.0, -9.0))
+    c.player(7, "home", still(4.0, 9.0)).player(8, "home", still(4.3, 9.0))
+    c.player(3, "home", lambda t: still(FAR + 1.0, -4.0)(t) if t >= 1.3 else None)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and "all_skaters_seen" not in e["evidence"]
+
+
+def test_every_attacker_seen_means_a_skater_of_unknown_team_defends():
+    """Five home skaters seen short of the line: a skater of unknown team 3 m into the zone is
+    not a sixth attacker."""
+    c = _five_attackers(pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]]))
+    c.player(4, None, still(FAR + 3.0, -6.0))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "onside"
+    assert e["evidence"]["unknown_team_not_attackers"] == [4]
