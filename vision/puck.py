@@ -262,12 +262,39 @@ class PuckDetector:
         a_exp_i, ext_i_all = self.expected_size_px(cam, c_rink_i)
 
         rows_out: list[tuple] = []
+        lo, hi = cfg.area_ratio_range
         for n_i, i in enumerate(idx):
             x, y, w, h, a = stats[i]
-            # Darkness-weighted centroid over the blob and a one-pixel margin.
+            a_exp, ext_i = float(a_exp_i[n_i]), float(ext_i_all[n_i])
+            if not (lo * a_exp - 1.0 <= a <= hi * a_exp + 2.0):
+                continue
+            size_score = float(np.exp(-0.5 * (np.log(max(a, 0.5) / max(a_exp, 0.5)) / np.log(3.0)) ** 2))
+            # Compactness: the blob should fit in a box a little larger than the puck.
+            extent = max(w, h)
+            lim = 1.6 * ext_i + 2.0
+            compact = float(np.clip(1.0 - (extent - lim) / lim, 0.0, 1.0))
             xa, ya, xb, yb = max(0, x - 1), max(0, y - 1), min(v.shape[1], x + w + 1), min(v.shape[0], y + h + 1)
             r = dark[ya:yb, xa:xb].astype(np.float32) / np.maximum(bg[ya:yb, xa:xb].astype(np.float32), floor)
             lab_i = labels[ya:yb, xa:xb] == i
+            peak = float(r[lab_i].max())
+            contrast = float(np.clip((peak - cfg.dark_ratio_min) / (0.75 - cfg.dark_ratio_min), 0.0, 1.0))
+            # Darkness against the ice itself: the puck is black, while two markings meeting
+            # (a blue spot on a red line) blend into dark-looking but far lighter pixels.
+            min_v = float(v[ya:yb, xa:xb][lab_i].min())
+            absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
+            # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
+            # unlike a tinted stick blade or dark jersey trim.
+            px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
+            neutral = 1.0
+            if px is not None and len(px):
+                dark_half = px[np.argsort(px.max(axis=1))[: max(1, len(px) // 2)]]
+                spread = float(np.median(dark_half.max(axis=1) - dark_half.min(axis=1)))
+                neutral = float(np.clip(1.0 - (spread - 12.0) / 40.0, 0.0, 1.0))
+            # The factors still to come (marking, isolation, motion, joined) are all <= 1: a
+            # blob already under the minimum score is dropped before the costlier ones.
+            if (0.35 + 0.65 * contrast) * absdark * (0.4 + 0.6 * neutral) * size_score * compact < cfg.min_score:
+                continue
+            # Darkness-weighted centroid over the blob and a one-pixel margin.
             near = cv2.dilate(lab_i.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
             wgt = np.where(near, np.clip(r - 0.5 * cfg.dark_ratio_min, 0.0, None), 0.0)
             sw = float(wgt.sum())
@@ -279,31 +306,8 @@ class PuckDetector:
             xy_rink, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.thickness_m / 2.0)
             if not okr[0]:
                 continue
-            a_exp, ext_i = float(a_exp_i[n_i]), float(ext_i_all[n_i])
-            lo, hi = cfg.area_ratio_range
-            if not (lo * a_exp - 1.0 <= a <= hi * a_exp + 2.0):
-                continue
-            size_score = float(np.exp(-0.5 * (np.log(max(a, 0.5) / max(a_exp, 0.5)) / np.log(3.0)) ** 2))
-            peak = float(r[lab_i].max())
-            contrast = float(np.clip((peak - cfg.dark_ratio_min) / (0.75 - cfg.dark_ratio_min), 0.0, 1.0))
-            # Darkness against the ice itself: the puck is black, while two markings meeting
-            # (a blue spot on a red line) blend into dark-looking but far lighter pixels.
-            min_v = float(v[ya:yb, xa:xb][lab_i].min())
-            absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
             if _on_marking(scene, cx, cy):
                 absdark *= absdark
-            # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
-            # unlike a tinted stick blade or dark jersey trim.
-            px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
-            neutral = 1.0
-            if px is not None and len(px):
-                dark_half = px[np.argsort(px.max(axis=1))[: max(1, len(px) // 2)]]
-                spread = float(np.median(dark_half.max(axis=1) - dark_half.min(axis=1)))
-                neutral = float(np.clip(1.0 - (spread - 12.0) / 40.0, 0.0, 1.0))
-            # Compactness: the blob should fit in a box a little larger than the puck.
-            extent = max(w, h)
-            lim = 1.6 * ext_i + 2.0
-            compact = float(np.clip(1.0 - (extent - lim) / lim, 0.0, 1.0))
             iso = _isolation(scene, cx, cy, ext_i / 2.0, cfg.isolation_ring)
             mot = 0.0
             if prev_v is not None:
