@@ -139,6 +139,39 @@ def test_touch_reported_when_the_puck_changes_direction_next_to_a_player():
     assert 10 <= touches[0][0] <= 12 and len(touches) == 1
 
 
+def _lost_after(players, n_seen=10, n_lost=9):
+    """Puck records of a puck seen sliding at 6 m/s along +x for ``n_seen`` frames, then not."""
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    recs = []
+    for f in range(n_seen + n_lost):
+        pt.predict(f)
+        cands = _cand((0.2 * f, 0.0)) if f < n_seen else Detections.empty()
+        recs.append(pt.update(f, cands, np.array([0.02] * len(cands)), players))
+    return pt, recs
+
+
+def test_puck_lost_within_a_players_reach_is_reported_only_briefly():
+    """Lost next to a player (he may have stopped or received it): 3 coasted frames
+    (``NEAR_PLAYER_COAST_FRAMES``), then unknown, the filter still predicting for re-acquisition."""
+    from vision.tracking import NEAR_PLAYER_COAST_FRAMES
+
+    pt, recs = _lost_after([(7, "away", np.array([2.6, 0.4]))])
+    lost = recs[10:]
+    assert all(r is not None and r["measured"] is False for r in lost[:NEAR_PLAYER_COAST_FRAMES])
+    assert all(r is None for r in lost[NEAR_PLAYER_COAST_FRAMES:])
+    assert pt.active
+
+
+def test_puck_lost_in_free_ice_coasts_up_to_max_coast():
+    """No player within reach: the constant-velocity coast is reported for ``max_coast_s``."""
+    pt, recs = _lost_after([(7, "away", np.array([2.6, 6.0]))])
+    lost = recs[10:]
+    assert all(r is not None and r["measured"] is False for r in lost)
+    assert abs(lost[-1]["x"] - 0.2 * 18) < 0.05
+
+
 def test_oversized_blob_far_off_the_track_is_not_measured():
     # An airborne puck projects beyond its real spot and looks too big there: coast instead.
     from vision.detections import Detections
