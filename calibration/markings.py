@@ -39,6 +39,10 @@ _BLUE_SECTOR_DEG = (-165.0, -30.0)
 # an end-zone clip again, as did applying it only below half coverage.
 RIDGE_FRACTION = 0.6
 
+# A chroma shift from the ice colour of up to this many paint thresholds, in no paint's hue
+# sector, still counts as ice (``_chroma_lut``).
+TINT_MAX_FACTOR = 2.0
+
 
 @dataclass
 class MarkingMasks:
@@ -172,8 +176,14 @@ def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.nda
     lut = np.zeros((256, 256), np.uint8)
     lut[d < tol_ice] = 1
     paint = d > thr_paint
-    lut[paint & (hue > _RED_SECTOR_DEG[0]) & (hue < _RED_SECTOR_DEG[1])] = 2
-    lut[paint & (hue > _BLUE_SECTOR_DEG[0]) & (hue < _BLUE_SECTOR_DEG[1])] = 3
+    red = (hue > _RED_SECTOR_DEG[0]) & (hue < _RED_SECTOR_DEG[1])
+    blue = (hue > _BLUE_SECTOR_DEG[0]) & (hue < _BLUE_SECTOR_DEG[1])
+    lut[paint & red] = 2
+    lut[paint & blue] = 3
+    # The light's tint varies over the ice (warm light near the camera, highlights clipped to
+    # neutral white beside unclipped tinted ice): a shift of a few chroma units towards no
+    # paint's hue (yellow, green) is ice too, not "other".
+    lut[(d < TINT_MAX_FACTOR * thr_paint) & ~red & ~blue & (lut == 0)] = 1
     return lut
 
 

@@ -128,3 +128,18 @@ def test_wide_line_splitting_the_view_keeps_its_interior():
     assert masks.red[250, line_x - 9:line_x + 9].min() == 255
     # The crowd strip stays off the ice.
     assert masks.ice[10, line_x] == 0
+
+
+def test_warm_tint_near_the_camera_is_still_ice():
+    # Highlights clipped to neutral white far away, unclipped ice near the camera tinted
+    # warm by the light (a* -2, b* +7 in 8-bit Lab, as in a tuning render where the whole
+    # near half of a blue-line view fell off the ice and took the centre line with it).
+    frame = _plain_ice()
+    frame[H // 6:] = (255, 255, 255)
+    frame[3 * H // 5:] = (210, 228, 230)  # BGR; Lab (230, 126, 137): warm, not clipped
+    line_y = 4 * H // 5
+    frame[line_y - 5:line_y + 5, 40:600] = (40, 40, 200)  # red line in the tinted part
+    masks = segment_markings(frame)
+    assert masks.ice[3 * H // 5 + 10:, 20:620].min() == 255, "the tinted ice is part of the ice region"
+    assert masks.red[line_y, 60:580].min() == 255, "the red line on the tinted ice is paint"
+    assert masks.ice[10, 320] == 0, "the crowd strip stays off the ice"
