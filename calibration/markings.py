@@ -43,6 +43,13 @@ RIDGE_FRACTION = 0.6
 # sector, still counts as ice (``_chroma_lut``).
 TINT_MAX_FACTOR = 2.0
 
+# The ice colour is the chroma mode of the bright pixels, each weighted by (L / 255) to this
+# power (``_ice_colour``): ice at L 240 then outweighs a dark crowd at L 70 ~ 140 to 1.
+ICE_MODE_BRIGHTNESS_POWER = 4.0
+
+# 8-bit Lab lightness at and above which a pixel is taken as clipped at the sensor's white.
+CLIPPED_L = 250
+
 
 @dataclass
 class MarkingMasks:
@@ -146,7 +153,17 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
     bright = (L >= np.percentile(L, 40)) & (L >= 60) & (chroma < 45)
     if bright.sum() < 0.05 * len(sub):
         return None
-    hist, ae, be = np.histogram2d(a[bright], b[bright], bins=45, range=[[-45, 45], [-45, 45]])
+    # Pixels clipped at the sensor's white have lost their chroma and say nothing of the
+    # ice's tint (their spread is nil): left out while enough unclipped bright ones remain
+    # (``segment_markings`` takes them as ice-like when near neutral).
+    unclipped = bright & (L < CLIPPED_L)
+    if unclipped.sum() >= 0.05 * len(sub):
+        bright = unclipped
+    # The mode is taken over brightness-weighted counts: a dark crowd or dark boards that
+    # fill more of a wide view than the ice (an overhead camera seeing the stands) must
+    # not outvote the brightest large surface.
+    wt = (L[bright] / 255.0) ** ICE_MODE_BRIGHTNESS_POWER
+    hist, ae, be = np.histogram2d(a[bright], b[bright], bins=45, range=[[-45, 45], [-45, 45]], weights=wt)
     hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 1.0)
     ia, ib = np.unravel_index(int(np.argmax(hist)), hist.shape)
     a0, b0 = (ae[ia] + ae[ia + 1]) / 2, (be[ib] + be[ib + 1]) / 2
@@ -165,6 +182,14 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
 @lru_cache(maxsize=64)
 def _chroma_lut_cached(a0: int, b0: int, tol_ice: float, thr_paint: float) -> np.ndarray:
     return _chroma_lut(np.array([0.0, a0, b0]), tol_ice, thr_paint)
+
+
+@lru_cache(maxsize=16)
+def _neutral_lut_cached(thr_paint: float) -> np.ndarray:
+    """(256, 256) uint8 255 where an (a*, b*) byte pair is within ``thr_paint`` of neutral grey."""
+    a = np.arange(256, dtype=np.float32)[:, None] - 128.0
+    b = np.arange(256, dtype=np.float32)[None, :] - 128.0
+    return np.where(np.hypot(a, b) < thr_paint, 255, 0).astype(np.uint8)
 
 
 def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.ndarray:
@@ -225,6 +250,10 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     # numpy boolean temporaries on a whole frame (this runs every frame).
     lo_ice = max(0.0, ice_lab[0] - max(25.0, 0.25 * ice_lab[0]))
     ice_like = cv2.bitwise_and(cv2.compare(cls, 1, cv2.CMP_EQ), cv2.compare(L, lo_ice, cv2.CMP_GT))
+    # Clipped white with little chroma left is ice (or boards, glare), never paint.
+    clipped_white = cv2.bitwise_and(cv2.compare(L, CLIPPED_L, cv2.CMP_GE),
+                                    np.take(_neutral_lut_cached(round(thr * 2) / 2).ravel(), ab))
+    ice_like = cv2.bitwise_or(ice_like, clipped_white)
     painted_L = cv2.compare(L, 0.12 * ice_lab[0], cv2.CMP_GT)  # dark navy paint under dim light still counts
 
     # Ice region at low resolution: close the ice-coloured pixels over markings

@@ -143,3 +143,15 @@ def test_warm_tint_near_the_camera_is_still_ice():
     assert masks.ice[3 * H // 5 + 10:, 20:620].min() == 255, "the tinted ice is part of the ice region"
     assert masks.red[line_y, 60:580].min() == 255, "the red line on the tinted ice is paint"
     assert masks.ice[10, 320] == 0, "the crowd strip stays off the ice"
+
+
+def test_ice_is_the_brightest_large_surface_not_the_largest():
+    # A wide overhead view: dim, low-chroma stands (olive, L ~ 70) fill two thirds of the
+    # frame around a smaller bright rink; the stands must not be taken for the ice.
+    frame = np.full((H, W, 3), (40, 75, 70), np.uint8)  # BGR olive stands
+    frame[100:260, 200:440] = (235, 232, 228)  # the ice, 17 % of the frame
+    frame[100:260, 318:322] = (40, 40, 200)  # a red line on it
+    masks = segment_markings(frame)
+    assert masks.ice_lab[0] > 200, masks.ice_lab
+    assert masks.ice[180, 260] == 255 and masks.ice[20, 20] == 0
+    assert masks.red[180, 319] == 255
