@@ -7,7 +7,8 @@
 - rink-space error over a 1 m grid of ice in view: each grid point is
   projected into the raw (distorted) image with the true camera, then mapped
   back with the predicted ``H_rink_from_image``; median and p95 in cm;
-- for goal cameras, the same within 3 m of a goal line (0.5 m grid);
+- for goal cameras, the same within 3 m of a goal line (0.5 m grid); for blue-line
+  cameras, within 2 m of a blue line (the calibration issue's two near-line targets);
 - completeness: share of frames with ≥ 4 markings in view that got a
   calibration;
 - confidently-wrong frames: median error > 1 m with quality ≥ 0.5;
@@ -185,7 +186,7 @@ def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = 
 
     Returns:
         dict with ``camera``, ``frames``, ``errors_cm`` (all grid errors),
-        ``goal_errors_cm``, ``eligible``, ``calibrated_eligible``,
+        ``goal_errors_cm``, ``blue_errors_cm``, ``eligible``, ``calibrated_eligible``,
         ``confident_wrong``, ``jitter_cm`` (per frame pair), ``fps``.
     """
     truth_dir, pred_dir = Path(truth_dir), Path(pred_dir)
@@ -196,11 +197,12 @@ def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = 
     grid = _ice_grid(rink, 1.0)
     goal_x = float(rink.spec.goal_line_x_m)
     fine = _ice_grid(rink, 0.5)
+    near_blue = fine[np.abs(np.abs(fine[:, 0]) - float(rink.spec.blue_line_x_m)) <= 2.0]
     fine = fine[np.abs(np.abs(fine[:, 0]) - goal_x) <= 3.0]
     marks = _marking_samples(rink)
     frames = truth["frames"]
     static = len(frames) > 1 and _static_camera(frames)
-    errors, goal_errors, jitter = [], [], []
+    errors, goal_errors, blue_errors, jitter = [], [], [], []
     eligible = calibrated_eligible = confident_wrong = 0
     prev = None
     for fr in frames:
@@ -224,6 +226,10 @@ def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = 
                 gpx, gidx = _project_truth(cam, fine, width, height)
                 if len(gpx):
                     goal_errors.append(np.linalg.norm(to_rink(gpx) - fine[gidx], axis=1) * 100.0)
+            if truth.get("camera") == "blueline":
+                bpx, bidx = _project_truth(cam, near_blue, width, height)
+                if len(bpx):
+                    blue_errors.append(np.linalg.norm(to_rink(bpx) - near_blue[bidx], axis=1) * 100.0)
         if static:
             cur = to_rink if H is not None and len(px) else None
             if cur is not None and prev is not None:
@@ -237,6 +243,7 @@ def evaluate_clip(truth_dir: str | Path, pred_dir: str | Path, use_lens: bool = 
         "frames": len(frames),
         "errors_cm": np.concatenate(errors) if errors else np.zeros(0),
         "goal_errors_cm": np.concatenate(goal_errors) if goal_errors else np.zeros(0),
+        "blue_errors_cm": np.concatenate(blue_errors) if blue_errors else np.zeros(0),
         "eligible": eligible,
         "calibrated_eligible": calibrated_eligible,
         "confident_wrong": confident_wrong,
@@ -257,6 +264,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for cam, rs in groups.items():
         e = np.concatenate([r["errors_cm"] for r in rs])
         g = np.concatenate([r["goal_errors_cm"] for r in rs])
+        b = np.concatenate([r.get("blue_errors_cm", np.zeros(0)) for r in rs])
         j = np.concatenate([r["jitter_cm"] for r in rs])
         elig = sum(r["eligible"] for r in rs)
         fps = [r["fps"] for r in rs if r["fps"]]
@@ -267,6 +275,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "p95_cm": float(np.percentile(e, 95)) if len(e) else None,
             "goal_median_cm": float(np.median(g)) if len(g) else None,
             "goal_p95_cm": float(np.percentile(g, 95)) if len(g) else None,
+            "blue_median_cm": float(np.median(b)) if len(b) else None,
+            "blue_p95_cm": float(np.percentile(b, 95)) if len(b) else None,
             "completeness": sum(r["calibrated_eligible"] for r in rs) / elig if elig else None,
             "confident_wrong": sum(r["confident_wrong"] for r in rs),
             "jitter_median_cm": float(np.median(j)) if len(j) else None,
@@ -323,10 +333,11 @@ def _cmd_eval_calibration(args: argparse.Namespace) -> int:
             return 2
     summary = summarise(results)
     print(f"{'camera':10s} {'clips':>5s} {'frames':>6s} {'med cm':>7s} {'p95 cm':>7s} {'goal med':>8s} "
-          f"{'goal p95':>8s} {'complete':>8s} {'wrong':>5s} {'jit med':>7s} {'jit p95':>7s} {'fps':>6s}")
+          f"{'goal p95':>8s} {'blue med':>8s} {'blue p95':>8s} {'complete':>8s} {'wrong':>5s} {'jit med':>7s} {'jit p95':>7s} {'fps':>6s}")
     for cam, s in summary.items():
         print(f"{cam:10s} {s['clips']:5d} {s['frames']:6d} {_fmt(s['median_cm']):>7s} {_fmt(s['p95_cm']):>7s} "
               f"{_fmt(s['goal_median_cm']):>8s} {_fmt(s['goal_p95_cm']):>8s} "
+              f"{_fmt(s['blue_median_cm']):>8s} {_fmt(s['blue_p95_cm']):>8s} "
               f"{_fmt(None if s['completeness'] is None else 100 * s['completeness'], '.1f'):>7s}% "
               f"{s['confident_wrong']:5d} {_fmt(s['jitter_median_cm']):>7s} {_fmt(s['jitter_p95_cm']):>7s} "
               f"{_fmt(s['fps'], '.1f'):>6s}")

@@ -54,6 +54,22 @@ def test_known_errors_completeness_wrong_and_jitter(tmp_path):
     assert sorted(np.round(r["jitter_cm"], 6)) == [0.0, 10.0]
 
 
+def test_blue_line_camera_error_within_2_m_of_the_blue_line(tmp_path):
+    # The blue-line target is measured within 2 m of a blue line (0.5 m grid). A
+    # prediction stretched 1 % along x is off by 1 % of |x|: 6.7-10.7 cm there (median at
+    # the line, 8.67 cm), whatever else the view shows.
+    clip, out = _write_clip(tmp_path, [(0.0, 1.0)])
+    rec = json.loads((out / "calibration.jsonl").read_text())
+    rec["H_rink_from_image"] = (np.diag([1.01, 1.0, 1.0]) @ np.asarray(rec["H_rink_from_image"])).tolist()
+    (out / "calibration.jsonl").write_text(json.dumps(rec) + "\n")
+    r = evaluate_clip(clip, out)
+    b = r["blue_errors_cm"]
+    assert len(b) > 0 and b.min() >= 6.67 - 1e-6 and b.max() <= 10.67 + 1e-6
+    assert len(r["goal_errors_cm"]) == 0
+    s = summarise([r])["blueline"]
+    assert s["blue_median_cm"] == pytest.approx(8.67, abs=0.3) and s["goal_median_cm"] is None
+
+
 def test_distortion_is_applied_to_truth(tmp_path):
     # With lens distortion in the truth, the undistorted pinhole H is no longer exact.
     clip, out = _write_clip(tmp_path, [(0.0, 1.0)], dist=[-0.08, 0.01, 0, 0, 0])
