@@ -143,3 +143,30 @@ def test_search_that_lands_on_the_mirror_view_disagrees_with_the_carried_camera(
     assert cal._agrees(G, G, 640, 360)
     assert cal._agrees(G, G @ np.array([[1, 0, 0.5], [0, 1, 0.0], [0, 0, 1]]), 640, 360)  # 0.5 m off: the same camera
     assert not cal._agrees(G, G @ half_turn, 640, 360)
+
+
+@pytest.mark.parametrize("name", list(CAMERAS))
+def test_hypotheses_counted_at_once_as_one_by_one(name):
+    """The cold search ranks its hundreds of line hypotheses by counts made for all at once
+    (``_count_inliers``); they are exactly ``_score``'s, pose by pose."""
+    import cv2
+
+    from calibration.markings import segment_markings
+    from calibration.registration import _FrameTargets
+
+    pos, tgt, fov = CAMERAS[name]
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    frame = draw_frame(RINK, image_from_rink, W, H, look=random_look(np.random.default_rng(3)), seed=3, n_players=8)
+    proc = cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)
+    cal = Calibrator(RINK)
+    targets = _FrameTargets(segment_markings(proc))
+    cands = cal._line_hypotheses(targets, 640, 360)
+    assert len(cands) > 48  # more than one chunk
+    n_vis, n_in = cal._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
+    one_by_one = [cal._score(G, targets, tau=4.0, step=8, precision=False) for G in cands]
+    assert n_vis.tolist() == [s.n_visible for s in one_by_one]
+    assert n_in.tolist() == [s.n_inliers for s in one_by_one]
+    # distance() takes more points than remap's 32767-column maps in one call
+    pts = np.random.default_rng(0).uniform([0, 0], [639, 359], size=(40000, 2))
+    whole = targets.distance("red", pts)
+    assert np.array_equal(whole[:1000], targets.distance("red", pts[:1000]))
