@@ -15,8 +15,8 @@
 - jitter: frame-to-frame motion (cm) of fixed rink points on static cameras;
 - frames/s when ``OUT_DIR/calibration_timing.json`` exists.
 
-``--truth`` may also be a folder of clip folders (``--pred`` then holds one
-folder per clip, same names). ``--run`` first calibrates each clip's
+``--truth`` may also be a folder of clip folders, at any depth (``--pred`` then holds one
+folder per clip at the same relative path). ``--run`` first calibrates each clip's
 ``clip.mp4`` with :func:`calibrate_video`.
 """
 
@@ -297,9 +297,11 @@ def _fmt(v, spec=".2f") -> str:
 
 
 def _clip_dirs(truth: Path) -> list[Path]:
+    """``truth`` itself when it is a clip folder, else every clip folder under it, at any depth
+    (a multi-camera play keeps one clip folder per camera)."""
     if (truth / "truth.json").is_file():
         return [truth]
-    return sorted(p for p in truth.iterdir() if (p / "truth.json").is_file())
+    return sorted(p.parent for p in truth.rglob("truth.json"))
 
 
 def _cmd_eval_calibration(args: argparse.Namespace) -> int:
@@ -314,7 +316,7 @@ def _cmd_eval_calibration(args: argparse.Namespace) -> int:
     single = clips == [truth]
     results = []
     for clip in clips:
-        out = pred if single else pred / clip.name
+        out = pred if single else pred / clip.relative_to(truth)
         if args.run:
             from calibration.fixed import CameraProfile
 

@@ -89,3 +89,22 @@ def test_cli_prints_table_and_rejects_missing_prediction(tmp_path, capsys):
     assert json.loads((tmp_path / "s.json").read_text())["blueline"]["median_cm"] == pytest.approx(0.0, abs=1e-6)
     args = parser.parse_args(["calibration", "--truth", str(clip), "--pred", str(tmp_path / "nowhere")])
     assert args.func(args) == 2
+
+
+def test_cli_scores_clip_folders_at_any_depth(tmp_path, capsys):
+    # A multi-camera play keeps one clip folder per camera under the play's folder:
+    # suite/play/broadcast and suite/single are both scored, each against the same
+    # relative path under --pred.
+    import shutil
+
+    clip, out = _write_clip(tmp_path, [(0.0, 1.0), (0.10, 1.0)])
+    suite, pred = tmp_path / "suite", tmp_path / "preds"
+    for rel in ("play/broadcast", "single"):
+        shutil.copytree(clip, suite / rel)
+        shutil.copytree(out, pred / rel)
+    parser = argparse.ArgumentParser()
+    add_eval_calibration_parser(parser.add_subparsers(dest="what"))
+    args = parser.parse_args(["calibration", "--truth", str(suite), "--pred", str(pred), "--json", str(tmp_path / "s.json")])
+    assert args.func(args) == 0
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["blueline"]["clips"] == 2 and s["blueline"]["frames"] == 4
