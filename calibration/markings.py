@@ -49,6 +49,7 @@ ICE_MODE_BRIGHTNESS_POWER = 4.0
 
 # 8-bit Lab lightness at and above which a pixel is taken as clipped at the sensor's white.
 CLIPPED_L = 250
+NEUTRAL_BIT = 4  # in the chroma table, beside the class (0 other, 1 ice, 2 red, 3 blue)
 
 
 @dataclass
@@ -181,15 +182,12 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 @lru_cache(maxsize=64)
 def _chroma_lut_cached(a0: int, b0: int, tol_ice: float, thr_paint: float) -> np.ndarray:
-    return _chroma_lut(np.array([0.0, a0, b0]), tol_ice, thr_paint)
-
-
-@lru_cache(maxsize=16)
-def _neutral_lut_cached(thr_paint: float) -> np.ndarray:
-    """(256, 256) uint8 255 where an (a*, b*) byte pair is within ``thr_paint`` of neutral grey."""
+    lut = _chroma_lut(np.array([0.0, a0, b0]), tol_ice, thr_paint)
+    # One more bit in the same table: the byte pair is within the paint threshold of neutral
+    # grey (for clipped white, ``segment_markings``), so one look-up per pixel serves both.
     a = np.arange(256, dtype=np.float32)[:, None] - 128.0
     b = np.arange(256, dtype=np.float32)[None, :] - 128.0
-    return np.where(np.hypot(a, b) < thr_paint, 255, 0).astype(np.uint8)
+    return lut | np.where(np.hypot(a, b) < thr_paint, NEUTRAL_BIT, 0).astype(np.uint8)
 
 
 def _chroma_lut(ice_lab: np.ndarray, tol_ice: float, thr_paint: float) -> np.ndarray:
@@ -246,13 +244,14 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     ab <<= 8
     ab |= b_ch
     cls = np.take(lut.ravel(), ab)
+    neutral = cv2.compare(cls & NEUTRAL_BIT, 0, cv2.CMP_GT)
+    cls &= NEUTRAL_BIT - 1
     # Masks with cv2 compare/bitwise on uint8 (0/255): several times faster than
     # numpy boolean temporaries on a whole frame (this runs every frame).
     lo_ice = max(0.0, ice_lab[0] - max(25.0, 0.25 * ice_lab[0]))
     ice_like = cv2.bitwise_and(cv2.compare(cls, 1, cv2.CMP_EQ), cv2.compare(L, lo_ice, cv2.CMP_GT))
     # Clipped white with little chroma left is ice (or boards, glare), never paint.
-    clipped_white = cv2.bitwise_and(cv2.compare(L, CLIPPED_L, cv2.CMP_GE),
-                                    np.take(_neutral_lut_cached(round(thr * 2) / 2).ravel(), ab))
+    clipped_white = cv2.bitwise_and(cv2.compare(L, CLIPPED_L, cv2.CMP_GE), neutral)
     ice_like = cv2.bitwise_or(ice_like, clipped_white)
     painted_L = cv2.compare(L, 0.12 * ice_lab[0], cv2.CMP_GT)  # dark navy paint under dim light still counts
 
