@@ -301,7 +301,8 @@ def _clip_dirs(truth: Path) -> list[Path]:
     (a multi-camera play keeps one clip folder per camera)."""
     if (truth / "truth.json").is_file():
         return [truth]
-    return sorted(p.parent for p in truth.rglob("truth.json"))
+    # Walked by hand: Path.rglob does not enter symlinked folders (a suite assembled from links).
+    return sorted(c for sub in truth.iterdir() if sub.is_dir() for c in _clip_dirs(sub))
 
 
 def _cmd_eval_calibration(args: argparse.Namespace) -> int:

@@ -108,3 +108,18 @@ def test_cli_scores_clip_folders_at_any_depth(tmp_path, capsys):
     assert args.func(args) == 0
     s = json.loads((tmp_path / "s.json").read_text())
     assert s["blueline"]["clips"] == 2 and s["blueline"]["frames"] == 4
+
+
+def test_cli_follows_symlinked_clip_folders(tmp_path):
+    # A suite assembled from links to clips rendered elsewhere.
+    clip, out = _write_clip(tmp_path, [(0.0, 1.0)])
+    suite, pred = tmp_path / "suite", tmp_path / "preds"
+    suite.mkdir()
+    pred.mkdir()
+    (suite / "linked").symlink_to(clip, target_is_directory=True)
+    (pred / "linked").symlink_to(out, target_is_directory=True)
+    parser = argparse.ArgumentParser()
+    add_eval_calibration_parser(parser.add_subparsers(dest="what"))
+    args = parser.parse_args(["calibration", "--truth", str(suite), "--pred", str(pred), "--json", str(tmp_path / "s.json")])
+    assert args.func(args) == 0
+    assert json.loads((tmp_path / "s.json").read_text())["blueline"]["clips"] == 1
