@@ -207,6 +207,10 @@ def _front_sign(G: np.ndarray, width: int, height: int) -> np.ndarray:
     return G if c[2] > 0 else -G
 
 
+_REMAP_MAX_COLS = 32767  # cv2.remap's limit on a map's width (SHRT_MAX)
+_REMAP_ROW = 8192
+
+
 class _FrameTargets:
     """Distance transforms of the paint boundaries of one processed frame."""
 
@@ -235,18 +239,23 @@ class _FrameTargets:
             self.fields[c] = cv2.scaleAdd(inside, 1.0 / 255.0, sdf) - np.float32(0.5)
         self.ice = masks.ice
 
+    def _field_at(self, colour: str, xy: np.ndarray) -> np.ndarray:
+        """(N,) signed edge distance (px) of ``colour``'s field, bilinear at points (N, 2)."""
+        n = len(xy)
+        mx, my = xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32)
+        if n < _REMAP_MAX_COLS:
+            shape = (1, n)
+        else:  # remap's maps are images under 32767 columns wide: many points go in rows
+            rows = -(-n // _REMAP_ROW)
+            mx, my = (np.pad(a, (0, rows * _REMAP_ROW - n)) for a in (mx, my))
+            shape = (rows, _REMAP_ROW)
+        v = cv2.remap(self.fields[colour], mx.reshape(shape), my.reshape(shape), cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=50.0)
+        return v.ravel()[:n]
+
     def distance(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N,) unsigned edge distance (px) at sub-pixel points (N, 2)."""
-        n = len(xy)
-        # remap's maps are images (< 32767 columns): many points go in rows of 8192.
-        cols = min(max(n, 1), 8192)
-        rows = -(-n // cols)
-        mx = np.zeros(rows * cols, np.float32)
-        my = np.zeros(rows * cols, np.float32)
-        mx[:n], my[:n] = xy[:, 0], xy[:, 1]
-        v = cv2.remap(self.fields[colour], mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=50.0)
-        return np.abs(v.ravel()[:n])
+        return np.abs(self._field_at(colour, xy))
 
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
@@ -254,8 +263,7 @@ class _FrameTargets:
         n = len(xy)
         offs = np.array([[0, 0], [0.5, 0], [-0.5, 0], [0, 0.5], [0, -0.5]], np.float32)
         pts = (xy[None, :, :].astype(np.float32) + offs[:, None, :]).reshape(-1, 2)
-        v = cv2.remap(self.fields[colour], pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=50.0).reshape(5, n)
+        v = self._field_at(colour, pts).reshape(5, n)
         sign = np.where(v[0] < 0, -1.0, 1.0).astype(np.float32)
         return np.stack([v[0], v[1] - v[2], v[3] - v[4]], axis=1) * sign[:, None]
 

@@ -166,7 +166,10 @@ def test_hypotheses_counted_at_once_as_one_by_one(name):
     one_by_one = [cal._score(G, targets, tau=4.0, step=8, precision=False) for G in cands]
     assert n_vis.tolist() == [s.n_visible for s in one_by_one]
     assert n_in.tolist() == [s.n_inliers for s in one_by_one]
-    # distance() takes more points than remap's 32767-column maps in one call
+    # distance() and sample() take more points than remap's 32767-column maps in one call
     pts = np.random.default_rng(0).uniform([0, 0], [639, 359], size=(40000, 2))
     whole = targets.distance("red", pts)
     assert np.array_equal(whole[:1000], targets.distance("red", pts[:1000]))
+    assert np.array_equal(whole[-1000:], targets.distance("red", pts[-1000:]))
+    grads = targets.sample("red", pts[:8000])  # 5 look-ups a point: 40000 > 32767
+    assert np.array_equal(grads[-500:], targets.sample("red", pts[7500:8000]))
