@@ -269,24 +269,23 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     unseen = {k: v for k, v in cand.items() if k not in known}
     unreachable = {k: v["reach_depth_m"] for k, v in unseen.items() if not _may_be_offside(v, sig_pos)}
     missing = [obs.player_ids[k] for k in unseen if k not in unreachable]
-    n_all_seen = every_skater_seen(ctx, att, i)
-    if n_all_seen is not None and missing:
-        # 702 / GAME.json strength: every skater of the attacking team is seen at the crossing.
-        ev["all_skaters_seen"] = n_all_seen
-        ev["not_attackers_on_ice"] = missing
-        missing = []
     if unreachable:
         ev["unseen_out_of_reach_m"] = {str(obs.player_ids[k]): d for k, d in unreachable.items()}
-    if missing:
-        ev["blades_missing"] = missing
     # A skater whose team the footage never told may be an attacker: an onside call
     # needs him provably short of the line too (seen, or out of reach).
     unknown_team = [obs.player_ids[k] for k, v in offside_depths(ctx, end, "", c, sig_t).items()
                     if obs.player_role[k] != "goalkeeper" and _may_be_offside(v, sig_pos)]
-    if unknown_team and n_all_seen is not None:
+    n_all_seen = every_skater_seen(ctx, att, i) if missing or unknown_team else None
+    if n_all_seen is not None:
+        # 702 / GAME.json strength: every skater of the attacking team is seen at the crossing.
         ev["all_skaters_seen"] = n_all_seen
-        ev["unknown_team_not_attackers"] = unknown_team
-        unknown_team = []
+        if missing:
+            ev["not_attackers_on_ice"] = missing
+        if unknown_team:
+            ev["unknown_team_not_attackers"] = unknown_team
+        missing, unknown_team = [], []
+    if missing:
+        ev["blades_missing"] = missing
     if unknown_team:
         ev["team_unknown_could_be_offside"] = unknown_team
     if not measured_near(obs, i):
