@@ -358,26 +358,18 @@ def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
     return run_rules_on_files(tracks_path, game, rink, calib_path, image_size, blade_sigma_m=BLADE_SIGMA_M)[0]
 
 
-def blade_covariances(obs, calib_path: Path, width: int, height: int):
+def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: int):
     """Our vision's blade error per player and frame from the frames' cameras.
 
     Args:
         obs: ``Observations`` of our vision's tracks.
-        calib_path: the run's ``calibration.jsonl``.
+        H_by_frame: {frame: 3×3 ``rink_from_image`` (raw px to rink m) or None}.
         width, height: image size, px (the camera's principal point).
 
     Returns:
         (P, F, 2, 2) covariance in rink metres (m²), NaN where the frame has no
         calibration or the player no blades (``vision.tracking.blade_covariance_rink``).
     """
-    from vision.jsonl import read_jsonl
-
-    H_by_frame = {int(r["frame"]): r.get("H_rink_from_image") for r in read_jsonl(calib_path)}
-    return blade_covariances_from_cameras(obs, H_by_frame, width, height)
-
-
-def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: int):
-    """``blade_covariances`` from {frame: 3×3 ``rink_from_image`` or None} instead of a file."""
     import numpy as np
 
     from vision.tracking import blade_covariances_from_homography

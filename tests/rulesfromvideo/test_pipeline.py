@@ -72,12 +72,12 @@ def test_calibration_agrees_with_truth(sample, sample_run):
     assert checked >= N // 2
 
 
-def test_blade_covariances_follow_each_frames_camera(sample, sample_run, tmp_path):
+def test_blade_covariances_follow_each_frames_camera(sample, sample_run):
     """The rules get our vision's blade error per player and frame from that frame's camera:
     the sample's side camera (on the −y side, design.md) knows x better than y; a frame whose
     calibration is null gets NaN (the rules then fall back to the isotropic error)."""
     from rulesfromvideo.observations import Observations
-    from rulesfromvideo.pipeline import blade_covariances
+    from rulesfromvideo.pipeline import blade_covariances_from_cameras
     from vision.geometry import PlaneCamera
     from vision.tracking import blade_covariance_rink
 
@@ -85,10 +85,9 @@ def test_blade_covariances_follow_each_frames_camera(sample, sample_run, tmp_pat
     _, out = sample_run
     calib = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
     calib[5]["H_rink_from_image"] = None
-    (tmp_path / "calibration.jsonl").write_text("".join(json.dumps(r) + "\n" for r in calib))
     obs = Observations.from_tracks_jsonl(out / "tracks.jsonl")
     w, h = truth["width"], truth["height"]
-    cov = blade_covariances(obs, tmp_path / "calibration.jsonl", w, h)
+    cov = blade_covariances_from_cameras(obs, {r["frame"]: r["H_rink_from_image"] for r in calib}, w, h)
     assert cov.shape == (len(obs.player_ids), obs.n_frames, 2, 2)
     mid = obs.blade_mid_rink_m()
     seen = np.isfinite(mid).all(axis=2)
