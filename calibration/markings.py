@@ -18,6 +18,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from calibration.concurrency import side_pool
+
 __all__ = [
     "MarkingMasks",
     "ImageLine",
@@ -286,8 +288,9 @@ def segment_markings(frame_bgr: np.ndarray, paint_min_chroma: float = 10.0,
     ice_bgr = np.median(frame_bgr[::7, ::7][ice_like[::7, ::7] > 0], axis=0) if ice_like.any() else None
     red_c = cv2.bitwise_and(cv2.compare(cls, 2, cv2.CMP_EQ), keep)
     blue_c = cv2.bitwise_and(cv2.compare(cls, 3, cv2.CMP_EQ), keep)
+    blue_job = side_pool().submit(_half_coverage, blue_c, frame_bgr, ice_bgr)  # overlaps red's
     red = _half_coverage(red_c, frame_bgr, ice_bgr)
-    blue = _half_coverage(blue_c, frame_bgr, ice_bgr)
+    blue = blue_job.result()
     return MarkingMasks(ice, ice_like, red, blue, red_c, blue_c, ice_lab, ice_fraction, spread)
 
 

@@ -43,12 +43,14 @@ import cv2
 import numpy as np
 from shapely.geometry import Polygon
 
+from calibration.concurrency import side_pool
 from calibration.fixed import CameraProfile, apply_homography
 from calibration.markings import MarkingMasks, fit_lines, merge_collinear, segment_markings
 
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
 
 COLOURS = ("red", "blue")
+TRACK_SAMPLES_PER_STEP = 2000  # culled model samples per step of the tracking refinement (see _tracking_step)
 
 
 @dataclass
@@ -211,33 +213,41 @@ _REMAP_MAX_COLS = 32767  # cv2.remap's limit on a map's width (SHRT_MAX)
 _REMAP_ROW = 8192
 
 
+_KERNEL_3 = np.ones((3, 3), np.uint8)
+
+
 class _FrameTargets:
     """Distance transforms of the paint boundaries of one processed frame."""
 
     def __init__(self, masks: MarkingMasks):
         self.masks = masks
         self.h, self.w = masks.red.shape
-        kernel = np.ones((3, 3), np.uint8)
         self.fields: dict[str, np.ndarray] = {}
         self.n_target: dict[str, int] = {}
         self.targets: dict[str, np.ndarray] = {}
-        for c in COLOURS:
-            m = getattr(masks, c)
-            target = cv2.subtract(m, cv2.erode(m, kernel))  # inner boundary pixels
-            self.targets[c] = target
-            self.n_target[c] = int(np.count_nonzero(target))
-            # Signed distance to the paint edge, zero on the pixel boundary between
-            # paint and ice (distances are between pixel centres, hence −0.5): an
-            # unsigned transform of boundary pixels would pull every marking half
-            # a pixel inwards, a scale bias of the whole homography.
-            # One of dt_out / dt_in is 0 at every pixel, so
-            # sdf = dt_out − dt_in − 0.5 + [inside] (cv2 ops: this runs per frame).
-            dt_out = cv2.distanceTransform(cv2.bitwise_not(m), cv2.DIST_L2, cv2.DIST_MASK_5)
-            dt_in = cv2.distanceTransform(m, cv2.DIST_L2, cv2.DIST_MASK_5)
-            inside = m.astype(np.float32)
-            sdf = cv2.subtract(dt_out, dt_in)
-            self.fields[c] = cv2.scaleAdd(inside, 1.0 / 255.0, sdf) - np.float32(0.5)
+        # The second colour on the side thread (the distance transforms are this stage's main cost).
+        later = [side_pool().submit(self._build, c, getattr(masks, c)) for c in COLOURS[1:]]
+        self._build(COLOURS[0], getattr(masks, COLOURS[0]))
+        for f in later:
+            f.result()
         self.ice = masks.ice
+
+    def _build(self, c: str, m: np.ndarray) -> None:
+        """Boundary pixels and signed edge-distance field of one colour's (H, W) uint8 mask."""
+        target = cv2.subtract(m, cv2.erode(m, _KERNEL_3))  # inner boundary pixels
+        self.targets[c] = target
+        self.n_target[c] = int(np.count_nonzero(target))
+        # Signed distance to the paint edge, zero on the pixel boundary between
+        # paint and ice (distances are between pixel centres, hence −0.5): an
+        # unsigned transform of boundary pixels would pull every marking half
+        # a pixel inwards, a scale bias of the whole homography.
+        # One of dt_out / dt_in is 0 at every pixel, so
+        # sdf = dt_out − dt_in − 0.5 + [inside] (cv2 ops: this runs per frame).
+        dt_out = cv2.distanceTransform(cv2.bitwise_not(m), cv2.DIST_L2, cv2.DIST_MASK_5)
+        dt_in = cv2.distanceTransform(m, cv2.DIST_L2, cv2.DIST_MASK_5)
+        inside = m.astype(np.float32)
+        sdf = cv2.subtract(dt_out, dt_in)
+        self.fields[c] = cv2.scaleAdd(inside, 1.0 / 255.0, sdf) - np.float32(0.5)
 
     def _field_at(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N,) signed edge distance (px) of ``colour``'s field, bilinear at points (N, 2)."""
@@ -256,6 +266,11 @@ class _FrameTargets:
     def distance(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N,) unsigned edge distance (px) at sub-pixel points (N, 2)."""
         return np.abs(self._field_at(colour, xy))
+
+    def sample_split(self, xy: np.ndarray, n_first: int) -> np.ndarray:
+        """:meth:`sample` of (N, 2) points whose first ``n_first`` are red and the rest blue."""
+        parts = [self.sample(c, q) for c, q in zip(COLOURS, (xy[:n_first], xy[n_first:])) if len(q)]
+        return np.concatenate(parts) if parts else np.zeros((0, 3), np.float32)
 
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
@@ -319,6 +334,7 @@ class Calibrator:
         self._ice: tuple[np.ndarray, float] | None = None
         self._size: tuple[int, int] | None = None
         self._subset: dict | None = None  # per-frame culled model samples (see _cull)
+        self._full_samples: dict = {}  # the whole model's samples of all colours, by step
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
@@ -378,7 +394,7 @@ class Calibrator:
             if G_pred is not None:
                 G, kappa, sc = self._fine(G_pred, targets, lambda G0: self._refine(
                     G0, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2, kappa=self._kappa, fit_kappa=True,
-                    kappa_weight=3e4, step=2), score=True)
+                    kappa_weight=3e4, step=self._tracking_steps()), score=True)
                 if sc.quality >= self.min_quality:
                     result = (G, kappa, sc, "track")
             if result is None:
@@ -702,6 +718,24 @@ class Calibrator:
             sub[step] = (sel, self.model.xy_rink_m[colour][sel])
         return sub[step]
 
+    def _tracking_steps(self) -> tuple[int, int, int]:
+        """Model sample steps of the tracking refinement's three truncation radii: every 2nd sample,
+        sparser in the two coarse stages when the culled model is large (an overhead view sees the
+        whole rink, thousands of samples, where ``TRACK_SAMPLES_PER_STEP`` per step bring the pose
+        into the final stage's basin as well, at a fraction of the cost)."""
+        n = sum(len(self._subset[c][1][0]) for c in COLOURS) if self._subset else 0
+        coarse = max(2, -(-n // TRACK_SAMPLES_PER_STEP))
+        return coarse, coarse, 2
+
+    def _samples_all(self, step: int) -> tuple[np.ndarray, int]:
+        """(N, 2) rink m of every ``step``-th sample of all colours, red first, and the red count."""
+        cache = self._subset if self._subset else self._full_samples
+        key = ("all", step)
+        if key not in cache:
+            parts = [self._samples(c, step)[1] for c in COLOURS]
+            cache[key] = (np.concatenate(parts), len(parts[0]))
+        return cache[key]
+
     def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1, kappa=None,
                  with_undistorted: bool = False):
         """Model samples of ``colour`` projecting onto the ice: (full-model indices, (N, 2) px[, undistorted px])."""
@@ -728,12 +762,13 @@ class Calibrator:
 
     def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3,
                 kappa: np.ndarray | None = None, fit_kappa: bool = False,
-                kappa_weight: float = 1e4, step: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                kappa_weight: float = 1e4, step: int | tuple[int, ...] = 1) -> tuple[np.ndarray, np.ndarray]:
         """Gauss–Newton on the truncated distance-transform residual.
 
         Optimises the 8 homography parameters (and, with ``fit_kappa``, the two
         radial distortion coefficients under a Gaussian prior of weight
-        ``kappa_weight`` towards their start value).
+        ``kappa_weight`` towards their start value). ``step`` takes every
+        step-th model sample, one step for all ``taus`` or one per tau.
 
         Returns:
             (G (3, 3), kappa (2,)).
@@ -748,21 +783,32 @@ class Calibrator:
         kappa = np.zeros(2) if kappa is None else np.asarray(kappa, float).copy()
         kappa0 = kappa.copy()
         n_par = 10 if fit_kappa else 8
-        for tau in taus:
+        steps = step if isinstance(step, tuple) else (step,) * len(taus)
+        lo, hi = np.array([1.0, 1.0]), np.array([w - 2.0, h - 2.0])
+        ice_flat = targets.ice.ravel()
+        for tau, tau_step in zip(taus, steps):
+            xy, n_first = self._samples_all(tau_step)
             for _ in range(iters_per_tau):
-                JtJ = np.zeros((n_par, n_par))
-                Jtr = np.zeros(n_par)
-                n_used = 0
-                for col in COLOURS:
-                    idx, p, p_u = self._visible(G, targets, col, step=step, kappa=kappa, with_undistorted=True)
-                    if len(idx) == 0:
-                        continue
-                    f = targets.sample(col, p)
-                    d, gx, gy = f[:, 0], f[:, 1], f[:, 2]
-                    use = d < tau
-                    if use.sum() < 5:
-                        continue
-                    d, gx, gy, pu = d[use], gx[use], gy[use], p_u[use]
+                # Both colours in one pass (the model's red samples come first, then blue);
+                # per-colour only the field look-up.
+                p_u, wh = _project(G, xy)
+                p = _distort(p_u, kappa, c, sd)
+                idx = np.flatnonzero((wh > 0) & (p >= lo).all(axis=1) & (p <= hi).all(axis=1))
+                pi = np.round(p[idx]).astype(np.intp)
+                idx = idx[ice_flat[pi[:, 1] * w + pi[:, 0]] > 0]
+                k = int(np.searchsorted(idx, n_first))
+                p, pu = p[idx], p_u[idx]
+                f = targets.sample_split(p, k)
+                d = f[:, 0]
+                use = d < tau
+                # A colour with under 5 samples near its paint adds nothing (as if unseen).
+                if k and np.count_nonzero(use[:k]) < 5:
+                    use[:k] = False
+                if len(d) - k and np.count_nonzero(use[k:]) < 5:
+                    use[k:] = False
+                n_used = int(np.count_nonzero(use))
+                if n_used >= 12:
+                    d, gx, gy, pu = d[use], f[use, 1], f[use, 2], pu[use]
                     # Chain through the distortion: gradient w.r.t. the undistorted point.
                     q = pu - c
                     r2 = np.einsum("ij,ij->i", q, q) / (sd * sd)
@@ -780,9 +826,9 @@ class Calibrator:
                         cols += [qg * r2, qg * r2 * r2]
                     J = np.stack(cols, axis=1)
                     wt = np.where(d < 1.0, 1.0, 1.0 / np.maximum(d, 1e-9))  # Huber, 1 px
-                    JtJ += (J * wt[:, None]).T @ J
-                    Jtr += (J * wt[:, None]).T @ d
-                    n_used += len(d)
+                    Jw = J * wt[:, None]
+                    JtJ = Jw.T @ J
+                    Jtr = Jw.T @ d
                 if n_used < 12:
                     return G, kappa
                 if fit_kappa:
@@ -843,7 +889,8 @@ class Calibrator:
     def _score(self, G: np.ndarray, targets: _FrameTargets, tau: float = 2.0, step: int = 1,
                precision: bool = True, kappa: np.ndarray | None = None) -> _Score:
         n_vis = n_in = 0
-        hits: dict[int, list[int]] = {}
+        n_names = len(self.model.names)
+        hit_in, hit_vis = np.zeros(n_names, np.int64), np.zeros(n_names, np.int64)  # per marking
         drawn = np.zeros((targets.h, targets.w), np.uint8)
         for c in COLOURS:
             idx, p = self._visible(G, targets, c, step, kappa=kappa)
@@ -856,10 +903,8 @@ class Calibrator:
             if not precision:
                 continue
             owners = self.model.owner[c][idx]
-            for o, ok in zip(*np.unique(owners, return_counts=True)):
-                hits.setdefault(int(o), [0, 0])[1] += int(ok)
-            for o in owners[inl]:
-                hits[int(o)][0] += 1
+            hit_vis += np.bincount(owners, minlength=n_names)
+            hit_in += np.bincount(owners[inl], minlength=n_names)
             pi = np.round(p).astype(int)
             drawn[pi[:, 1], pi[:, 0]] = 255
         if n_vis == 0:
@@ -872,7 +917,7 @@ class Calibrator:
         tgt = cv2.bitwise_and(tgt, targets.ice)
         n_t = int(np.count_nonzero(tgt))
         precision = float(np.count_nonzero(cv2.bitwise_and(tgt, near))) / max(n_t, 1)
-        landmarks = sorted(self.model.names[o] for o, (i, v) in hits.items() if i >= 10 and i >= 0.3 * v)
+        landmarks = sorted(self.model.names[o] for o in np.flatnonzero((hit_in >= 10) & (hit_in >= 0.3 * hit_vis)))
         return _Score(n_in / n_vis, precision, n_vis, n_in, landmarks)
 
 

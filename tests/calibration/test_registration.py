@@ -173,3 +173,22 @@ def test_hypotheses_counted_at_once_as_one_by_one(name):
     assert np.array_equal(whole[-1000:], targets.distance("red", pts[-1000:]))
     grads = targets.sample("red", pts[:8000])  # 5 look-ups a point: 40000 > 32767
     assert np.array_equal(grads[-500:], targets.sample("red", pts[7500:8000]))
+
+
+def test_overhead_tracking_with_sparser_coarse_stages_stays_accurate():
+    # A whole-rink view culls thousands of model samples: the tracking refinement's two coarse
+    # stages take every k-th (k > 2, TRACK_SAMPLES_PER_STEP per step) and its final stage every
+    # 2nd; the tracked camera must still match the truth on a slow drift.
+    look = random_look(np.random.default_rng(21))
+    cal = Calibrator(RINK)
+    steps_seen = []
+    tracking_steps = cal._tracking_steps
+    cal._tracking_steps = lambda: steps_seen.append(tracking_steps()) or steps_seen[-1]
+    for i in range(4):
+        truth = look_at_homography([0.5 + 0.2 * i, -3.0, 40.0 - 0.3 * i], [0.2 * i, 0.0, 0.0], 75.0, W, H)
+        res = cal.update(draw_frame(RINK, truth, W, H, look=look, seed=30 + i, n_players=8), i)
+        assert res.method == ("cold" if i == 0 else "track"), (i, res.method)
+        err = rink_error_cm(res, truth)
+        assert np.median(err) < 3.0 and np.percentile(err, 95) < 8.0, (i, np.median(err), np.percentile(err, 95))
+    # The coarse path was taken on every tracked frame (n culled > 2 * TRACK_SAMPLES_PER_STEP).
+    assert len(steps_seen) == 3 and all(s[0] > 2 and s[1] == s[0] and s[2] == 2 for s in steps_seen), steps_seen
