@@ -5,7 +5,9 @@ Usage:
 
 Without a clip, a short 720p panning clip is drawn with
 ``calibration.synthetic`` (hand-made frames; written to a temporary mp4 so
-decoding is measured on a real file). Prints frames/s for decode only,
+decoding is measured on a real file). A clip is registered against the rink of the
+``game.json`` beside it when there is one (``rulesfromvideo synth`` writes it), else
+the IPC rink. Prints frames/s for decode only,
 decode + tracking (after one cold start), and cold registration (the
 temporal state reset before every frame), plus the tracking/decode ratio.
 Each figure is given from wall time and from the process CPU time (the
@@ -55,7 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         if clip is None:
             clip = Path(tmp) / "bench.mp4"
             _make_clip(clip, args.frames)
-        rink = RinkModel(RinkSpec.for_layout("ipc"))
+        # The clip's own rink (its game.json, as ``rulesfromvideo synth`` writes it): an NHL or
+        # IIHF clip registered against the IPC model would time failed searches.
+        game_json = clip.parent / "game.json"
+        if args.clip is not None and game_json.is_file():
+            from rulesfromvideo.game import GameDescriptor
+            rink = RinkModel(GameDescriptor.from_file(game_json).rink_spec())
+        else:
+            rink = RinkModel(RinkSpec.for_layout("ipc"))
 
         t0 = time.perf_counter()
         frames = []

@@ -50,7 +50,9 @@ from calibration.markings import MarkingMasks, fit_lines, merge_collinear, segme
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
 
 COLOURS = ("red", "blue")
-TRACK_SAMPLES_PER_STEP = 2000  # culled model samples per step of the tracking refinement (see _tracking_step)
+TRACK_SAMPLES_PER_STEP = 2000  # culled model samples per coarse step of the tracking refinement (see _tracking_steps)
+TRACK_FINAL_SAMPLES_PER_STEP = 2000  # the same for its final stage (every 2nd sample at least)
+CONVERGED_PX = 0.02  # a refinement stage stops when its update moves the image by less (processing px)
 
 
 @dataclass
@@ -251,8 +253,11 @@ class _FrameTargets:
 
     def _field_at(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N,) signed edge distance (px) of ``colour``'s field, bilinear at points (N, 2)."""
-        n = len(xy)
-        mx, my = xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32)
+        return self._field_values(colour, xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32))
+
+    def _field_values(self, colour: str, mx: np.ndarray, my: np.ndarray) -> np.ndarray:
+        """:meth:`_field_at` of points given as (N,) float32 x and y arrays."""
+        n = len(mx)
         if n < _REMAP_MAX_COLS:
             shape = (1, n)
         else:  # remap's maps are images under 32767 columns wide: many points go in rows
@@ -274,13 +279,18 @@ class _FrameTargets:
 
     def sample(self, colour: str, xy: np.ndarray) -> np.ndarray:
         """(N, 3) unsigned edge distance (px) and its gradient at sub-pixel points (N, 2)."""
-        # Value and central differences (±0.5 px) in one remap of 5 points each.
+        # Value and central differences (±0.5 px): five bilinear look-ups a point.
         n = len(xy)
-        offs = np.array([[0, 0], [0.5, 0], [-0.5, 0], [0, 0.5], [0, -0.5]], np.float32)
-        pts = (xy[None, :, :].astype(np.float32) + offs[:, None, :]).reshape(-1, 2)
-        v = self._field_at(colour, pts).reshape(5, n)
-        sign = np.where(v[0] < 0, -1.0, 1.0).astype(np.float32)
-        return np.stack([v[0], v[1] - v[2], v[3] - v[4]], axis=1) * sign[:, None]
+        if n == 0:
+            return np.zeros((0, 3), np.float32)
+        x, y = xy[:, 0].astype(np.float32), xy[:, 1].astype(np.float32)
+        h = np.float32(0.5)
+        v0, vxp, vxm = (self._field_values(colour, x + dx, y) for dx in (0, h, -h))
+        vyp, vym = (self._field_values(colour, x, y + dy) for dy in (h, -h))
+        out = np.empty((n, 3), np.float32)
+        out[:, 0], out[:, 1], out[:, 2] = v0, vxp - vxm, vyp - vym
+        # |f| and its gradient sign(f)·∇f from the signed field.
+        return np.where(v0[:, None] < 0, -out, out)
 
 
 @dataclass
@@ -370,16 +380,19 @@ class Calibrator:
         hist = cv2.normalize(hist, None).ravel()
         cut = self._hist is not None and cv2.compareHist(self._hist, hist, cv2.HISTCMP_CORREL) < 0.7
 
+        # Where the camera went since the last frame (also when this frame's lines are covered),
+        # on the side thread while this thread segments the frame; used only if there is ice.
+        flow_job = None
+        if self.profile is None and self._G is not None and not cut:
+            flow_job = side_pool().submit(self._flow_predict, self._gray, gray, self._G)
         # The ice colour is re-estimated every 10th frame and after a cut.
         hint = self._ice if (self._ice is not None and not cut and frame_index % 10) else None
         masks = segment_markings(proc, ice_hint=hint)
         self._ice = (masks.ice_lab, masks.chroma_spread) if masks.has_ice else None
         targets = _FrameTargets(masks)
         n_paint = targets.n_target["red"] + targets.n_target["blue"]
-        # Where the camera went since the last frame (also when this frame's lines are covered).
-        G_pred = None
-        if masks.has_ice and self.profile is None and self._G is not None and not cut:
-            G_pred = self._flow_predict(self._gray, gray, self._G)
+        G_flow = flow_job.result() if flow_job is not None else None
+        G_pred = G_flow if masks.has_ice else None
         if not masks.has_ice or n_paint < 40:
             self._carry(G_pred)
             self._gray, self._hist = gray, hist
@@ -720,12 +733,13 @@ class Calibrator:
 
     def _tracking_steps(self) -> tuple[int, int, int]:
         """Model sample steps of the tracking refinement's three truncation radii: every 2nd sample,
-        sparser in the two coarse stages when the culled model is large (an overhead view sees the
-        whole rink, thousands of samples, where ``TRACK_SAMPLES_PER_STEP`` per step bring the pose
-        into the final stage's basin as well, at a fraction of the cost)."""
+        sparser when the culled model is large. An overhead view sees the whole rink, thousands of
+        samples about a pixel apart: ``TRACK_SAMPLES_PER_STEP`` per step bring the pose into the
+        final stage's basin as well, and ``TRACK_FINAL_SAMPLES_PER_STEP``, still a few pixels apart
+        along every line in view, fix it as well, at a fraction of the cost."""
         n = sum(len(self._subset[c][1][0]) for c in COLOURS) if self._subset else 0
         coarse = max(2, -(-n // TRACK_SAMPLES_PER_STEP))
-        return coarse, coarse, 2
+        return coarse, coarse, max(2, -(-n // TRACK_FINAL_SAMPLES_PER_STEP))
 
     def _samples_all(self, step: int) -> tuple[np.ndarray, int]:
         """(N, 2) rink m of every ``step``-th sample of all colours, red first, and the red count."""
@@ -844,7 +858,9 @@ class Calibrator:
                 G = Tinv @ D @ T @ G
                 if fit_kappa:
                     kappa = np.clip(kappa + delta[8:], -0.6, 0.6)
-                if np.abs(delta).max() < 1e-6:
+                # Converged: the update moves points by under CONVERGED_PX (the parameters act on
+                # coordinates normalised by sn; the lens terms on radii normalised by sd).
+                if np.abs(delta[:8]).max() * sn < CONVERGED_PX and (not fit_kappa or np.abs(delta[8:]).max() * sd < CONVERGED_PX):
                     break
         return G, kappa
 

@@ -178,7 +178,8 @@ def test_hypotheses_counted_at_once_as_one_by_one(name):
 def test_overhead_tracking_with_sparser_coarse_stages_stays_accurate():
     # A whole-rink view culls thousands of model samples: the tracking refinement's two coarse
     # stages take every k-th (k > 2, TRACK_SAMPLES_PER_STEP per step) and its final stage every
-    # 2nd; the tracked camera must still match the truth on a slow drift.
+    # j-th (j > 2, TRACK_FINAL_SAMPLES_PER_STEP per step); the tracked camera must still match
+    # the truth on a slow drift.
     look = random_look(np.random.default_rng(21))
     cal = Calibrator(RINK)
     steps_seen = []
@@ -190,5 +191,6 @@ def test_overhead_tracking_with_sparser_coarse_stages_stays_accurate():
         assert res.method == ("cold" if i == 0 else "track"), (i, res.method)
         err = rink_error_cm(res, truth)
         assert np.median(err) < 3.0 and np.percentile(err, 95) < 8.0, (i, np.median(err), np.percentile(err, 95))
-    # The coarse path was taken on every tracked frame (n culled > 2 * TRACK_SAMPLES_PER_STEP).
-    assert len(steps_seen) == 3 and all(s[0] > 2 and s[1] == s[0] and s[2] == 2 for s in steps_seen), steps_seen
+    # The sparse path was taken on every tracked frame (n culled > 2 * TRACK_SAMPLES_PER_STEP and
+    # > 2 * TRACK_FINAL_SAMPLES_PER_STEP).
+    assert len(steps_seen) == 3 and all(s[0] > 2 and s[1] == s[0] and s[2] > 2 for s in steps_seen), steps_seen
