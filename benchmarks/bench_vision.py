@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.evaluation import _iter_video, truth_calibration
+from vision.evaluation import truth_calibration
+from vision.video import iter_frames
 
 
 def render_clip(out_dir: Path, frames: int, width: int, height: int, seed: int = 3,
@@ -94,7 +95,7 @@ def bench(clip: Path, max_frames: int) -> dict:
 
     t0 = time.perf_counter()
     n_dec = 0
-    for index, _frame in _iter_video(video):
+    for index, _frame in iter_frames(video):
         if index >= max_frames:
             break
         n_dec += 1
@@ -106,7 +107,7 @@ def bench(clip: Path, max_frames: int) -> dict:
     n = 0
     t_all = time.perf_counter()
     shape = None
-    for index, frame in _iter_video(video):
+    for index, frame in iter_frames(video):
         if index >= max_frames:
             break
         shape = frame.shape
