@@ -134,6 +134,23 @@ class IceScene:
         return (np.asarray(xy_work_px, dtype=np.float64) + 0.5) / self.scale - 0.5
 
 
+_KERNEL_3 = np.ones((3, 3), np.uint8)
+_KERNEL_WIDE_SLACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # back to the edge (1 px) + slack (2 px)
+
+
+def _mark_paint_range(ice_like: np.ndarray, ycc: np.ndarray, region: np.ndarray, ranges) -> None:
+    """Set ``ice_like`` (in place) where ``region`` holds a YCrCb colour within any (lo, hi) range."""
+    x, y, bw, bh = cv2.boundingRect(region)
+    if bw == 0 or bh == 0:
+        return
+    sub_ycc = ycc[y : y + bh, x : x + bw]
+    inr = cv2.inRange(sub_ycc, ranges[0][0], ranges[0][1])
+    for lo, hi in ranges[1:]:
+        inr = cv2.bitwise_or(inr, cv2.inRange(sub_ycc, lo, hi))
+    view = ice_like[y : y + bh, x : x + bw]
+    cv2.bitwise_or(view, cv2.bitwise_and(inr, region[y : y + bh, x : x + bw]), dst=view)
+
+
 def _scaled_camera_H(cam: PlaneCamera, scale: float) -> np.ndarray:
     """image_from_rink of the work-resolution image."""
     S = np.array([[scale, 0.0, 0.5 * scale - 0.5], [0.0, scale, 0.5 * scale - 0.5], [0.0, 0.0, 1.0]])
@@ -248,11 +265,21 @@ def build_ice_scene(
         lo2 = np.clip([ref[0] - 2 * tol, ref[1] - tol, ref[2] - tol], 0, 255)
         hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
         region = cv2.dilate(m, kernel)
-        x, y, bw, bh = cv2.boundingRect(region)
-        sub_ycc = ycc[y : y + bh, x : x + bw]
-        inr = cv2.bitwise_or(cv2.inRange(sub_ycc, lo1, hi1), cv2.inRange(sub_ycc, lo2, hi2))
-        view = ice_like[y : y + bh, x : x + bw]
-        cv2.bitwise_or(view, cv2.bitwise_and(inr, region[y : y + bh, x : x + bw]), dst=view)
+        _mark_paint_range(ice_like, ycc, region, [(lo1, hi1), (lo2, hi2)])
+        # A group's median is a blend with the ice where thin markings dominate it (an overhead
+        # view of a whole rink: circles under a pixel wide beside a 4 px centre line): the
+        # wide markings' full-strength paint would fall outside the range above. Their own
+        # colour, over their own area only (thin markings keep the blend's narrower range).
+        wide = cv2.erode(m, _KERNEL_3)
+        if cv2.countNonZero(wide) >= 20:
+            wp = ycc[wide > 0].reshape(-1, 3)
+            ref_w = np.median(wp[:: max(1, len(wp) // 2000)], axis=0)
+            lo_w = np.clip([ref_w[0] - tol / 2, min(ref_w[1], ice_ycc[1]) - tol, min(ref_w[2], ice_ycc[2]) - tol], 0, 255)
+            hi_w = np.clip([255, max(ref_w[1], ice_ycc[1]) + tol, max(ref_w[2], ice_ycc[2]) + tol], 0, 255)
+            lo_w2 = np.clip([ref_w[0] - 2 * tol, ref_w[1] - tol, ref_w[2] - tol], 0, 255)
+            hi_w2 = np.clip([ref_w[0], ref_w[1] + tol, ref_w[2] + tol], 0, 255)
+            region_w = cv2.bitwise_and(cv2.dilate(wide, _KERNEL_WIDE_SLACK), region)
+            _mark_paint_range(ice_like, ycc, region_w, [(lo_w, hi_w), (lo_w2, hi_w2)])
 
     ice_like_u8 = ice_like
     foreground = cv2.bitwise_and(ice_mask, cv2.bitwise_not(ice_like_u8))

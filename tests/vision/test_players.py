@@ -111,3 +111,27 @@ def test_empty_detections_keep_their_keypoint_count():
 
     d = Detections.empty(4)
     assert len(d) == 0 and d.keypoints_xy_px.shape == (0, 4, 2) and d.keypoints_visible.shape == (0, 4)
+
+
+def test_overhead_view_of_the_whole_rink_finds_no_players_in_its_wide_lines(kit):
+    # Seen from 45 m up, the red circles, goal lines, hash marks and face-off spots are a few
+    # work pixels wide at most and blend with the ice, so the red group's median colour is a
+    # pale pink; the 30 cm centre line keeps its full-strength red. That red must still count
+    # as paint, not as fragments of home players strung along the line (how an overhead clip
+    # once got a dozen of them).
+    cam = type(kit.cam).from_look_at([0.5, -3.0, 45.0], [0.0, 0.0, 0.0], 75.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    players = {1: ((-20.0, 5.0), 0.3, HOME), 2: ((18.0, -6.0), 2.0, AWAY)}
+    img, _ = drawer.frame()
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+    scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
+    ys, xs = np.nonzero(scene.foreground)
+    xy, ok = pc.rink_from_image(scene.to_full(np.c_[xs, ys].astype(float)))
+    # The empty rink's centre line (|y| < 6 m: ~12 m x 0.3 m, about 100 work px) is background.
+    assert np.count_nonzero(ok & (np.abs(xy[:, 0]) < 0.5) & (np.abs(xy[:, 1]) < 6.0)) < 30
+    det, _, _, _ = _detect(kit, players, cam=cam, drawer=drawer)
+    on_centre_line = np.abs(det.data["contact_rink_m"][:, 0]) < 1.0
+    assert not on_centre_line.any(), det.data["contact_rink_m"][on_centre_line]
+    for pid, (xy, _, _) in players.items():
+        _, d = _nearest(det, xy)
+        assert d < 1.0, (pid, d)
