@@ -44,6 +44,39 @@ def apply_homography(H: np.ndarray, xy: np.ndarray) -> tuple[np.ndarray, np.ndar
     return q[:, :2] / safe[:, None], w
 
 
+# Focal length assumed (in image widths: 0.5 is a 90° horizontal field of view) for a camera whose
+# homography cannot tell it (one looking straight down), and how far from orthonormal the ice
+# plane's axes may then be (|cos| between them, relative difference of their lengths).
+FRONTO_PARALLEL_FOCAL_WIDTHS = 0.5
+FRONTO_PARALLEL_MAX_SKEW = 0.03
+
+
+def _pose_from_focal(H_image_from_rink: np.ndarray, f: float, cx: float, cy: float,
+                     max_skew: float | None = None):
+    """(K, R, t) of the ice-plane homography for focal length ``f`` px, or (None, None, None).
+
+    Args:
+        max_skew: when given, refuse a pose whose ice-plane axes r1, r2 (the first two columns
+            of K⁻¹ H before orthonormalising) are further from orthonormal than this.
+    """
+    K = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
+    M = np.linalg.inv(K) @ H_image_from_rink
+    lam = np.linalg.norm(M[:, 0])
+    if M[2, 2] / lam < 0:  # the rink origin must lie in front of the camera
+        lam = -lam
+    r1, r2, tt = M[:, 0] / lam, M[:, 1] / lam, M[:, 2] / lam
+    if max_skew is not None:
+        n2 = np.linalg.norm(r2)
+        if abs(float(r1 @ r2)) / n2 > max_skew or abs(n2 - 1.0) > max_skew:
+            return None, None, None
+    Rm = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
+    U, _, Vt = np.linalg.svd(Rm)
+    Rm = U @ Vt
+    if np.linalg.det(Rm) < 0 or (-Rm.T @ tt)[2] <= 0:  # mirrored, or the camera below the ice
+        return None, None, None
+    return K, Rm, tt
+
+
 @dataclass
 class PlaneCamera:
     """A pinhole camera consistent with an ice-plane homography.
@@ -89,23 +122,15 @@ class PlaneCamera:
             if u > 0:
                 f = 1.0 / np.sqrt(u)
                 if 0.1 * width < f < 50.0 * width:
-                    K = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
-                    M = np.linalg.inv(K) @ H_ir
-                    lam = np.linalg.norm(M[:, 0])
-                    if M[2, 2] / lam < 0:  # the rink origin must lie in front of the camera
-                        lam = -lam
-                    r1, r2, tt = M[:, 0] / lam, M[:, 1] / lam, M[:, 2] / lam
-                    Rm = np.stack([r1, r2, np.cross(r1, r2)], axis=1)
-                    U, _, Vt = np.linalg.svd(Rm)
-                    Rm = U @ Vt
-                    if np.linalg.det(Rm) < 0:
-                        Rm = None
-                    elif (-Rm.T @ tt)[2] <= 0:  # camera below the ice: not a real view
-                        Rm = None
-                    if Rm is not None:
-                        R, t = Rm, tt
-                    else:
-                        K = None
+                    K, R, t = _pose_from_focal(H_ir, f, cx, cy)
+        if R is None:
+            # A camera looking (nearly) straight down sees the ice fronto-parallel: every focal
+            # length fits the homography (height and focal trade off), so the closed form above
+            # is noise. Assume a 90° horizontal field of view; accept it only if the ice plane's
+            # axes then come out orthonormal (they do for any f in such a view, never in a
+            # tilted one, where the wrong f would bend every height).
+            K, R, t = _pose_from_focal(H_ir, FRONTO_PARALLEL_FOCAL_WIDTHS * width, cx, cy,
+                                       max_skew=FRONTO_PARALLEL_MAX_SKEW)
         return cls(H_ir, H_ri, K, R, t, int(width), int(height))
 
     @property

@@ -19,7 +19,10 @@ Method (work resolution of the ice model, usually half the frame):
    columns: torso and helmet), since the blades sit under the seat; the blob's
    lowest pixel is often a stick blade or the front of the sledge. Mapped to the
    rink on the ice plane it is the seat's edge nearest the camera; the tracker
-   turns it into blade points.
+   turns it into blade points. A camera looking down steeply (``steep_view``: an
+   overhead camera) sees the sledge from above, where the blob's bottom edge means
+   nothing: there the contact is the ground point under the blob's centroid (the
+   body's mass, ``BODY_CENTRE_HEIGHT_M`` up), the seat itself.
 
 Detections carry ``contact_xy_px`` (N, 2) full-resolution px and
 ``contact_rink_m`` (N, 2), plus the torso box used for the team colour.
@@ -45,6 +48,23 @@ SLEDGE_LENGTH_M = 1.1
 # Side of the foreground mask's opening, work px: anything narrower (sticks, a far sledge's
 # legs) is erased from the blob.
 OPENING_PX = 3
+# A camera this high above the horizon seen from the player (an overhead camera) sees the
+# sledge from above: the blob's bottom edge is not the seat's near edge but wherever the body
+# leans in the image. The ground point under the blob's centroid, the body's mass at about
+# BODY_CENTRE_HEIGHT_M, is the seat instead.
+STEEP_VIEW_ELEVATION_DEG = 60.0
+BODY_CENTRE_HEIGHT_M = 0.45
+
+
+def steep_view(cam, xy_rink_m: np.ndarray) -> np.ndarray:
+    """(N,) whether the camera is at least ``STEEP_VIEW_ELEVATION_DEG`` above the horizon seen
+    from these (N, 2) ground points, m (False without a camera pose)."""
+    xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    C = cam.position_xyz_m
+    if C is None:
+        return np.zeros(len(xy), bool)
+    elev = np.degrees(np.arctan2(C[2], np.hypot(xy[:, 0] - C[0], xy[:, 1] - C[1])))
+    return elev >= STEEP_VIEW_ELEVATION_DEG
 
 
 @dataclass
@@ -132,6 +152,8 @@ class PlayerDetector:
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
                 if not ok[0]:
                     continue
+                if steep_view(scene.cam, contact_rink)[0]:
+                    contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink)
                 exp_area, exp_w = self._expected(scene, contact_rink)
                 if a < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
@@ -278,13 +300,37 @@ class PlayerDetector:
         return np.array([[x_off + cx, y_off + by + 0.5]])
 
     @staticmethod
+    def _under_body(sub: np.ndarray, x_off: int, y_off: int, scene: IceScene,
+                    contact_full: np.ndarray, contact_rink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(full px (1, 2), rink m (1, 2)) of the ground point under the body of a blob seen
+        from above (``steep_view``): the blob's centroid taken at ``BODY_CENTRE_HEIGHT_M``;
+        the given contact when that ray does not meet the plane."""
+        ys, xs = np.nonzero(sub)
+        centroid_full = scene.to_full(np.array([[x_off + xs.mean(), y_off + ys.mean()]]))
+        under, ok = scene.cam.rink_from_image(centroid_full, z_m=BODY_CENTRE_HEIGHT_M)
+        if not ok[0]:
+            return contact_full, contact_rink
+        uv, _ = scene.cam.image_from_rink(np.c_[under, [0.0]])
+        return uv, under
+
+    @staticmethod
     def _torso_boxes(scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:
         """(N, 4) full-res px boxes of the torso band above each contact point."""
         out = np.zeros((len(c_px), 4))
         cam = scene.cam
+        steep = steep_view(cam, c_rink)
         for k, (cp, cr) in enumerate(zip(c_px, c_rink)):
             # The band is centred 0.35 m beyond the contact along the view: an allowance for the
             # body leaning back over the seat and for the contact error along the view.
+            if steep[k]:
+                # Seen from above the band is the top of a cuboid over the seat: the box of its
+                # corners (a vertical band of the image would be a sliver there).
+                hw = TORSO_HALF_WIDTH_M
+                pts = np.array([[cr[0] + sx * hw, cr[1] + sy * hw, z] for sx in (-1, 1) for sy in (-1, 1)
+                                for z in TORSO_BAND_M])
+                uv, _ = cam.image_from_rink(pts)
+                out[k] = (*uv.min(axis=0), *uv.max(axis=0))
+                continue
             seat = cr + cam.away_direction_rink(cr[None])[0] * 0.35
             pts = np.array([[seat[0], seat[1], TORSO_BAND_M[0]], [seat[0], seat[1], TORSO_BAND_M[1]]])
             uv, _ = cam.image_from_rink(pts)

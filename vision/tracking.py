@@ -43,7 +43,9 @@ along the view direction, and the two blade points are placed
 the track velocity (across the view when the player stands still). A sledge
 heading towards the camera, near enough for its legs to survive the detector's
 opening, has its contact at the feet: the seat is then moved back by the legs'
-reach (``legs_reach_towards_camera_m``). Expected error: ~14 cm (1σ) along the
+reach (``legs_reach_towards_camera_m``). Seen from above (``vision.players.steep_view``:
+an overhead camera) the contact is the ground under the body, the seat itself, and the
+blades sit ±``BLADE_HALF_GAP_M`` about it. Expected error: ~14 cm (1σ) along the
 view direction — a pixel of the seat's bottom edge spans many centimetres of
 depth for a low camera — and ~8 cm across it; the rules get a per-view
 covariance (``blade_covariance_rink``); see ``docs/vision.md`` for measured figures.
@@ -66,7 +68,7 @@ from scipy.optimize import linear_sum_assignment
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
-from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector
+from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector, steep_view
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
@@ -351,7 +353,8 @@ def legs_reach_towards_camera_m(away_dir: np.ndarray, heading: np.ndarray | None
 
 
 def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
-                        heading: np.ndarray | None, legs_seen: bool = False) -> np.ndarray:
+                        heading: np.ndarray | None, legs_seen: bool = False,
+                        under_body: bool = False) -> np.ndarray:
     """Blade points from a sledge's ground contact under the body (see module doc).
 
     Args:
@@ -362,13 +365,18 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
         legs_seen: the legs are wide enough in the detector's mask to survive its opening;
             then a sledge heading towards the camera has its contact at the feet, not the
             seat (``legs_reach_towards_camera_m``).
+        under_body: the contact is the ground point under the body (a camera looking down
+            steeply, ``vision.players.steep_view``): it is the seat itself.
 
     Returns:
         (2, 2) blade contact points (left, right of the heading; of the view when the
         heading is unknown), m.
     """
     d = np.asarray(away_dir, dtype=np.float64)
-    beyond = SEAT_BEYOND_CONTACT_M + (legs_reach_towards_camera_m(d, heading) if legs_seen else 0.0)
+    if under_body:
+        beyond = 0.0
+    else:
+        beyond = SEAT_BEYOND_CONTACT_M + (legs_reach_towards_camera_m(d, heading) if legs_seen else 0.0)
     seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * beyond
     if heading is None:
         left = np.array([-d[1], d[0]])
@@ -1095,7 +1103,8 @@ class FrameTracker:
                 away = np.array([0.0, 1.0])  # side camera on the −y side
             view = cam or self._cam
             legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
-            blades = blades_from_contact(contact, away, tr.heading, legs)
+            under_body = view is not None and bool(steep_view(view, contact)[0])
+            blades = blades_from_contact(contact, away, tr.heading, legs, under_body)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):

@@ -1,0 +1,59 @@
+"""vision.geometry.PlaneCamera: the camera recovered from an ice-plane homography."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.geometry import FRONTO_PARALLEL_FOCAL_WIDTHS, PlaneCamera
+from vision.sim.camera import Camera
+
+W, H = 1280, 720
+
+
+def _plane_camera(cam: Camera) -> PlaneCamera:
+    return PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), W, H)
+
+
+def test_tilted_camera_pose_is_recovered():
+    # A broadcast-like side camera: Zhang's two constraints fix the focal length.
+    cam = Camera.from_look_at([2.0, -24.0, 9.0], [4.0, 0.0, 0.0], 45.0, W, H)
+    pc = _plane_camera(cam)
+    assert pc.has_pose
+    assert abs(pc.K[0, 0] - cam.K[0, 0]) / cam.K[0, 0] < 0.01
+    assert np.allclose(pc.position_xyz_m, [2.0, -24.0, 9.0], atol=0.05)
+
+
+def test_camera_straight_down_gets_the_assumed_focal_and_a_consistent_pose():
+    # Seen straight down the ice maps by a similarity (no perspective at all): every focal
+    # length fits it (height and focal trade off), the closed form has nothing to go on, and
+    # the pose uses the assumed focal. The camera then sits above the spot at the image centre,
+    # as high as that focal implies for the scale, and the ice still maps as the homography says.
+    px_per_m, ang = 12.0, np.radians(20.0)
+    c, s_ = np.cos(ang), np.sin(ang)
+    H_img = np.array([[px_per_m * c, -px_per_m * s_, 700.0], [-px_per_m * s_, -px_per_m * c, 300.0], [0.0, 0.0, 1.0]])
+    pc = PlaneCamera.from_homography(np.linalg.inv(H_img), W, H)
+    assert pc.has_pose
+    f = FRONTO_PARALLEL_FOCAL_WIDTHS * W
+    assert pc.K[0, 0] == f
+    centre = np.linalg.inv(H_img) @ [(W - 1) / 2.0, (H - 1) / 2.0, 1.0]
+    C = pc.position_xyz_m
+    assert np.allclose(C[:2], centre[:2] / centre[2], atol=1e-6)
+    assert abs(C[2] - f / px_per_m) < 1e-6
+    xy = np.array([[0.0, 0.0], [10.0, 5.0], [-12.0, -8.0]])
+    uv, _ = pc.image_from_rink(np.c_[xy, np.zeros(3)])
+    assert np.allclose(uv, xy @ H_img[:2, :2].T + H_img[:2, 2], atol=1e-6)
+    # Heights lean away from the nadir, as they do seen from above.
+    top, _ = pc.image_from_rink(np.array([[10.0, 5.0, 1.0]]))
+    base, _ = pc.image_from_rink(np.array([[10.0, 5.0, 0.0]]))
+    assert float((top - base)[0] @ (base[0] - [(W - 1) / 2.0, (H - 1) / 2.0])) > 0
+
+
+def test_tilted_view_never_takes_the_assumed_focal():
+    # The assumed focal is accepted only when the plane's axes come out orthonormal with it,
+    # which never happens in a tilted view with the wrong focal (it would bend every height).
+    from vision.geometry import _pose_from_focal
+
+    cam = Camera.from_look_at([2.0, -24.0, 9.0], [4.0, 0.0, 0.0], 45.0, W, H)
+    K, R, t = _pose_from_focal(cam.H_image_from_rink(), FRONTO_PARALLEL_FOCAL_WIDTHS * W, (W - 1) / 2, (H - 1) / 2,
+                               max_skew=0.03)
+    assert R is None
