@@ -48,11 +48,13 @@ SLEDGE_LENGTH_M = 1.1
 # Side of the foreground mask's opening, work px: anything narrower (sticks, a far sledge's
 # legs) is erased from the blob.
 OPENING_PX = 3
-# A camera this high above the horizon seen from the player (an overhead camera) sees the
-# sledge from above: the blob's bottom edge is not the seat's near edge but wherever the body
-# leans in the image. The ground point under the blob's centroid, the body's mass at about
-# BODY_CENTRE_HEIGHT_M, is the seat instead.
-STEEP_VIEW_ELEVATION_DEG = 60.0
+# A camera this high above the horizon seen from the player (an overhead camera; a goal camera
+# over the crease) sees the sledge from above: the blob's bottom edge is not the seat's near
+# edge but wherever the body leans in the image. The ground point under the blob's centroid,
+# the body's mass at about BODY_CENTRE_HEIGHT_M, is the seat instead (its error from the
+# centroid's unknown height shrinks as 1 / tan(elevation)). 35° chosen on 18 tuning clips
+# (docs/vision.md, "Seen from above"); the broadcast and blue-line cameras never reach it.
+STEEP_VIEW_ELEVATION_DEG = 35.0
 BODY_CENTRE_HEIGHT_M = 0.45
 
 
