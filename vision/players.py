@@ -20,9 +20,9 @@ Method (work resolution of the ice model, usually half the frame):
    lowest pixel is often a stick blade or the front of the sledge. Mapped to the
    rink on the ice plane it is the seat's edge nearest the camera; the tracker
    turns it into blade points. A camera looking down steeply (``steep_view``: an
-   overhead camera) sees the sledge from above, where the blob's bottom edge means
-   nothing: there the contact is the ground point under the blob's centroid (the
-   body's mass, ``BODY_CENTRE_HEIGHT_M`` up), the seat itself.
+   overhead camera, a goal camera over the crease) sees the sledge from above, where
+   the blob's bottom edge means little: there the contact is the ground point under
+   the blob's centroid (the body's mass, ``BODY_CENTRE_HEIGHT_M`` up), the seat itself.
 
 Detections carry ``contact_xy_px`` (N, 2) full-resolution px and
 ``contact_rink_m`` (N, 2), plus the torso box used for the team colour.

@@ -44,7 +44,7 @@ the track velocity (across the view when the player stands still). A sledge
 heading towards the camera, near enough for its legs to survive the detector's
 opening, has its contact at the feet: the seat is then moved back by the legs'
 reach (``legs_reach_towards_camera_m``). Seen from above (``vision.players.steep_view``:
-an overhead camera) the contact is the ground under the body, the seat itself, and the
+an overhead camera, a goal camera over the crease) the contact is the ground under the body, the seat itself, and the
 blades sit ±``BLADE_HALF_GAP_M`` about it. Expected error: ~14 cm (1σ) along the
 view direction — a pixel of the seat's bottom edge spans many centimetres of
 depth for a low camera — and ~8 cm across it; the rules get a per-view
