@@ -1,6 +1,7 @@
 """Batch runs: many videos, one `analyze` each, locally or on a Ray cluster.
 
-Each video gets its own folder `ROOT/<video stem>/`. A video whose folder holds
+Each video gets its own folder `ROOT/<video stem>/` (with its parent folders' names in front
+when stems collide: `ROOT/<parent>__clip/`, see `out_dir_for`). A video whose folder holds
 a `run.json` with `"complete": true` is skipped, so a batch can be re-run after
 an interruption. A video that fails is recorded (its folder gets `error.txt`,
 the summary lists it) and the others go on. `ROOT/batch.json` summarises the run.
@@ -50,11 +51,22 @@ def find_camera_profile(video: Path) -> Path | None:
 
 
 def out_dir_for(video: Path, root: Path, videos: list[Path]) -> Path:
-    """`ROOT/<stem>`; when stems collide (`a/clip.mp4`, `b/clip.mp4`) use the parent name too."""
-    stems = [v.stem for v in videos]
-    if stems.count(video.stem) > 1:
-        return root / f"{video.parent.name}__{video.stem}"
-    return root / video.stem
+    """`ROOT/<stem>`; when stems collide (`a/clip.mp4`, `b/clip.mp4`) the parent names too, as
+    many as it takes to tell the colliding videos apart (`x/broadcast/clip.mp4` and
+    `y/broadcast/clip.mp4` → `x__broadcast__clip`, `y__broadcast__clip`): two videos must never
+    share a folder (the second would be skipped as complete or overwrite the first)."""
+    video = Path(video)
+    same = [Path(v) for v in videos if Path(v).stem == video.stem and Path(v) != video]
+    if not same:
+        return root / video.stem
+
+    def name(v: Path, depth: int) -> str:
+        return "__".join([p.name for p in v.parents][:depth][::-1] + [v.stem])
+
+    depth = 1
+    while depth < len(video.parents) and any(name(v, depth) == name(video, depth) for v in same):
+        depth += 1
+    return root / name(video, depth)
 
 
 def is_complete(out_dir: Path) -> bool:

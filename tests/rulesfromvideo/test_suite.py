@@ -52,6 +52,20 @@ def test_batch_gives_every_suite_clip_its_own_folder(tmp_path):
     assert len(outs) == len(videos)
 
 
+def test_batch_folders_stay_apart_for_two_multi_camera_plays(tmp_path):
+    # Two plays filmed by the same presets: `a/broadcast/clip.mp4` and `b/broadcast/clip.mp4`
+    # share stem and parent name; sharing a folder, the second would be skipped as complete.
+    videos = [tmp_path / p / cam / "clip.mp4" for p in ("a", "b") for cam in ("broadcast", "goalcam")]
+    videos.append(tmp_path / "c" / "clip.mp4")
+    outs = [out_dir_for(v, tmp_path / "pred", videos) for v in videos]
+    assert len(set(outs)) == len(videos)
+    assert outs[0].name == "a__broadcast__clip" and outs[-1].name == "c__clip"
+    # A run without the clash keeps the short names the suite's folders have always had.
+    single = videos[:2] + videos[-1:]
+    assert [out_dir_for(v, tmp_path / "pred", single).name for v in single] == \
+        ["broadcast__clip", "goalcam__clip", "c__clip"]
+
+
 def manifest_events(suite: Path) -> list[dict]:
     """Every truth event of the suite's clips, contract types only."""
     manifest = json.loads((suite / "suite.json").read_text())
