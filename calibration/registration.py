@@ -750,12 +750,11 @@ class Calibrator:
             cache[key] = (np.concatenate(parts), len(parts[0]))
         return cache[key]
 
-    def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1, kappa=None,
-                 with_undistorted: bool = False):
-        """Model samples of ``colour`` projecting onto the ice: (full-model indices, (N, 2) px[, undistorted px])."""
+    def _visible(self, G: np.ndarray, targets: _FrameTargets, colour: str, step: int = 1, kappa=None):
+        """Model samples of ``colour`` projecting onto the ice: (full-model indices, (N, 2) px)."""
         sel, xy = self._samples(colour, step)
         if len(xy) == 0:
-            return (np.zeros(0, int), np.zeros((0, 2))) + ((np.zeros((0, 2)),) if with_undistorted else ())
+            return np.zeros(0, int), np.zeros((0, 2))
         p_u, w = _project(G, xy)
         c = np.array([(targets.w - 1) / 2.0, (targets.h - 1) / 2.0])
         p = _distort(p_u, kappa, c, np.hypot(targets.w, targets.h) / 2.0)
@@ -767,11 +766,7 @@ class Calibrator:
             on_ice = targets.ice[pi[:, 1], pi[:, 0]] > 0
             idx = idx[on_ice]
         p = p[idx]
-        if with_undistorted:
-            p_u = p_u[idx]
         idx = idx * step if sel is None else sel[idx]
-        if with_undistorted:
-            return idx, p, p_u
         return idx, p
 
     def _refine(self, G: np.ndarray, targets: _FrameTargets, taus=(8.0, 4.0, 2.0), iters_per_tau: int = 3,
