@@ -138,6 +138,19 @@ _KERNEL_3 = np.ones((3, 3), np.uint8)
 _KERNEL_WIDE_SLACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # back to the edge (1 px) + slack (2 px)
 
 
+def _paint_ranges(ref: np.ndarray, ice_ycc: np.ndarray, tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """YCrCb (lo, hi) boxes of a paint of observed colour ``ref`` (3,) on ice ``ice_ycc`` (3,).
+
+    Paint and its blends with ice: luma from a little below the paint up to the ice, chroma
+    anywhere between the two. Shaded paint: darker, but with the paint's chroma.
+    """
+    lo1 = np.clip([ref[0] - tol / 2, min(ref[1], ice_ycc[1]) - tol, min(ref[2], ice_ycc[2]) - tol], 0, 255)
+    hi1 = np.clip([255, max(ref[1], ice_ycc[1]) + tol, max(ref[2], ice_ycc[2]) + tol], 0, 255)
+    lo2 = np.clip([ref[0] - 2 * tol, ref[1] - tol, ref[2] - tol], 0, 255)
+    hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
+    return [(lo1, hi1), (lo2, hi2)]
+
+
 def _mark_paint_range(ice_like: np.ndarray, ycc: np.ndarray, region: np.ndarray, ranges) -> None:
     """Set ``ice_like`` (in place) where ``region`` holds a YCrCb colour within any (lo, hi) range."""
     x, y, bw, bh = cv2.boundingRect(region)
@@ -258,14 +271,8 @@ def build_ice_scene(
         mp = ycc[sel > 0].reshape(-1, 3)
         ref = np.median(mp[:: max(1, len(mp) // 2000)], axis=0)
         marking_ycc[rgb] = ref.astype(np.float32)
-        # Paint and its blends with ice: luma from a little below the paint up to the ice,
-        # chroma anywhere between the two. Shaded paint: darker, but with the paint's chroma.
-        lo1 = np.clip([ref[0] - tol / 2, min(ref[1], ice_ycc[1]) - tol, min(ref[2], ice_ycc[2]) - tol], 0, 255)
-        hi1 = np.clip([255, max(ref[1], ice_ycc[1]) + tol, max(ref[2], ice_ycc[2]) + tol], 0, 255)
-        lo2 = np.clip([ref[0] - 2 * tol, ref[1] - tol, ref[2] - tol], 0, 255)
-        hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
         region = cv2.dilate(m, kernel)
-        _mark_paint_range(ice_like, ycc, region, [(lo1, hi1), (lo2, hi2)])
+        _mark_paint_range(ice_like, ycc, region, _paint_ranges(ref, ice_ycc, tol))
         # A group's median is a blend with the ice where thin markings dominate it (an overhead
         # view of a whole rink: circles under a pixel wide beside a 4 px centre line): the
         # wide markings' full-strength paint would fall outside the range above. Their own
@@ -274,12 +281,8 @@ def build_ice_scene(
         if cv2.countNonZero(wide) >= 20:
             wp = ycc[wide > 0].reshape(-1, 3)
             ref_w = np.median(wp[:: max(1, len(wp) // 2000)], axis=0)
-            lo_w = np.clip([ref_w[0] - tol / 2, min(ref_w[1], ice_ycc[1]) - tol, min(ref_w[2], ice_ycc[2]) - tol], 0, 255)
-            hi_w = np.clip([255, max(ref_w[1], ice_ycc[1]) + tol, max(ref_w[2], ice_ycc[2]) + tol], 0, 255)
-            lo_w2 = np.clip([ref_w[0] - 2 * tol, ref_w[1] - tol, ref_w[2] - tol], 0, 255)
-            hi_w2 = np.clip([ref_w[0], ref_w[1] + tol, ref_w[2] + tol], 0, 255)
             region_w = cv2.bitwise_and(cv2.dilate(wide, _KERNEL_WIDE_SLACK), region)
-            _mark_paint_range(ice_like, ycc, region_w, [(lo_w, hi_w), (lo_w2, hi_w2)])
+            _mark_paint_range(ice_like, ycc, region_w, _paint_ranges(ref_w, ice_ycc, tol))
 
     ice_like_u8 = ice_like
     foreground = cv2.bitwise_and(ice_mask, cv2.bitwise_not(ice_like_u8))

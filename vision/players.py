@@ -322,8 +322,6 @@ class PlayerDetector:
         cam = scene.cam
         steep = steep_view(cam, c_rink)
         for k, (cp, cr) in enumerate(zip(c_px, c_rink)):
-            # The band is centred 0.35 m beyond the contact along the view: an allowance for the
-            # body leaning back over the seat and for the contact error along the view.
             if steep[k]:
                 # Seen from above the band is the top of a cuboid over the seat: the box of its
                 # corners (a vertical band of the image would be a sliver there).
@@ -333,6 +331,8 @@ class PlayerDetector:
                 uv, _ = cam.image_from_rink(pts)
                 out[k] = (*uv.min(axis=0), *uv.max(axis=0))
                 continue
+            # The band is centred 0.35 m beyond the contact along the view: an allowance for the
+            # body leaning back over the seat and for the contact error along the view.
             seat = cr + cam.away_direction_rink(cr[None])[0] * 0.35
             pts = np.array([[seat[0], seat[1], TORSO_BAND_M[0]], [seat[0], seat[1], TORSO_BAND_M[1]]])
             uv, _ = cam.image_from_rink(pts)
