@@ -247,10 +247,13 @@ class PlaneCamera:
         Holes are returned as separate rings; fill the exteriors and then the
         holes with 0 (see ``fill_geometry``).
         """
-        exteriors, _ = self._rings(geometry_rink_m, visible)
+        exteriors, _ = self.image_rings(geometry_rink_m, visible)
         return exteriors
 
-    def _rings(self, geometry_rink_m: BaseGeometry, visible: Polygon | None):
+    def image_rings(self, geometry_rink_m: BaseGeometry,
+                    visible: Polygon | None = None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Rink polygon(s), m → (exterior rings, hole rings), each a list of (M, 2) int32 image px,
+        clipped to the visible ground (computed when ``visible`` is None); see ``fill_rings``."""
         if visible is None:
             visible = self.visible_ground()
         g = geometry_rink_m
@@ -277,16 +280,24 @@ class PlaneCamera:
         ``outline``: also draw the outer rings one pixel wide, so that a marking thinner than
         a pixel in this view (a 5 cm hash mark far away) is still in the mask.
         """
-        import cv2
+        return fill_rings(mask, self.image_rings(geometry_rink_m, visible), value, outline)
 
-        ext, holes = self._rings(geometry_rink_m, visible)
-        if ext:
-            cv2.fillPoly(mask, ext, value)
-        if holes:
-            cv2.fillPoly(mask, holes, 0)
-        if outline and ext:
-            cv2.polylines(mask, ext, True, value, 1)
-        return mask
+
+def fill_rings(mask: np.ndarray, rings: tuple[list[np.ndarray], list[np.ndarray]], value: int = 255,
+               outline: bool = False) -> np.ndarray:
+    """Draw ``PlaneCamera.image_rings``' (exteriors, holes) into a uint8 mask in place (exteriors
+    filled with ``value``, then holes with 0; ``outline``: the exteriors also drawn one pixel wide,
+    see ``PlaneCamera.fill_geometry``); returns the mask."""
+    import cv2
+
+    ext, holes = rings
+    if ext:
+        cv2.fillPoly(mask, ext, value)
+    if holes:
+        cv2.fillPoly(mask, holes, 0)
+    if outline and ext:
+        cv2.polylines(mask, ext, True, value, 1)
+    return mask
 
 
 def _clip_halfplane(poly: np.ndarray, coeff: np.ndarray, c_min: float) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from vision.geometry import PlaneCamera
+from vision.geometry import PlaneCamera, fill_rings
 
 
 @dataclass
@@ -164,6 +164,17 @@ def _mark_paint_range(ice_like: np.ndarray, ycc: np.ndarray, region: np.ndarray,
     cv2.bitwise_or(view, cv2.bitwise_and(inr, region[y : y + bh, x : x + bw]), dst=view)
 
 
+def _every_kth_masked(img: np.ndarray, mask: np.ndarray, n_target: int) -> np.ndarray:
+    """(K, C) pixels of ``img`` (h, w, C) under ``mask`` (h, w) uint8, every k-th of them in row-major
+    order with k = max(1, count // ``n_target``): ``img[mask > 0][::k]``, without indexing the
+    whole image (``cv2.findNonZero`` lists the mask's pixels in the same order)."""
+    pts = cv2.findNonZero(mask)
+    if pts is None:
+        return np.zeros((0, img.shape[2]), img.dtype)
+    pts = pts.reshape(-1, 2)[:: max(1, len(pts) // n_target)]
+    return img[pts[:, 1], pts[:, 0]]
+
+
 def _scaled_camera_H(cam: PlaneCamera, scale: float) -> np.ndarray:
     """image_from_rink of the work-resolution image."""
     S = np.array([[scale, 0.0, 0.5 * scale - 0.5], [0.0, scale, 0.5 * scale - 0.5], [0.0, 0.0, 1.0]])
@@ -205,9 +216,12 @@ def build_ice_scene(
         work_cam.fill_geometry(ice_mask, geom.ice, 255, visible)
         group_masks = []
         marking_mask = np.zeros((h, w), np.uint8)
-        for rgb, g in geom.marking_groups:
+        # Each group's rings once (clipping to the visible ground is the costly part): filled
+        # here, outlined for the thin markings below.
+        group_rings = [(rgb, work_cam.image_rings(g, visible)) for rgb, g in geom.marking_groups]
+        for rgb, rings in group_rings:
             m = np.zeros((h, w), np.uint8)
-            work_cam.fill_geometry(m, g, 255, visible)
+            fill_rings(m, rings, 255)
             m &= ice_mask
             group_masks.append((rgb, m))
             marking_mask |= m
@@ -215,8 +229,8 @@ def build_ice_scene(
         # Markings thinner than a work pixel (a far hash mark) vanish from the filled masks;
         # their outlines keep them for the tests that must not miss any paint.
         any_marking = marking_mask.copy()
-        for _, g in geom.marking_groups:
-            work_cam.fill_geometry(any_marking, g, 255, visible, outline=True)
+        for _, rings in group_rings:
+            fill_rings(any_marking, rings, 255, outline=True)
         any_marking = cv2.dilate(any_marking & ice_mask, kernel)
         ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
         geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full, any_marking)
@@ -224,9 +238,7 @@ def build_ice_scene(
     # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
     # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
     clean = cv2.bitwise_and(ice_mask, cv2.bitwise_not(marking_dil))
-    pix = ycc[::3, ::3][clean[::3, ::3] > 0]
-    if len(pix) > 4000:
-        pix = pix[:: len(pix) // 4000]
+    pix = _every_kth_masked(ycc[::3, ::3], np.ascontiguousarray(clean[::3, ::3]), 4000)
     if len(pix) < 30:
         pix = ycc[ice_mask > 0] if np.count_nonzero(ice_mask) else ycc.reshape(-1, 3)
     ice_ycc = np.median(pix.reshape(-1, 3), axis=0).astype(np.float64)
@@ -268,8 +280,7 @@ def build_ice_scene(
             continue
         core = cv2.erode(m, kernel)
         sel = core if cv2.countNonZero(core) >= 20 else m
-        mp = ycc[sel > 0].reshape(-1, 3)
-        ref = np.median(mp[:: max(1, len(mp) // 2000)], axis=0)
+        ref = np.median(_every_kth_masked(ycc, sel, 2000), axis=0)
         marking_ycc[rgb] = ref.astype(np.float32)
         region = cv2.dilate(m, kernel)
         _mark_paint_range(ice_like, ycc, region, _paint_ranges(ref, ice_ycc, tol))
@@ -279,8 +290,7 @@ def build_ice_scene(
         # colour, over their own area only (thin markings keep the blend's narrower range).
         wide = cv2.erode(m, _KERNEL_3)
         if cv2.countNonZero(wide) >= 20:
-            wp = ycc[wide > 0].reshape(-1, 3)
-            ref_w = np.median(wp[:: max(1, len(wp) // 2000)], axis=0)
+            ref_w = np.median(_every_kth_masked(ycc, wide, 2000), axis=0)
             region_w = cv2.bitwise_and(cv2.dilate(wide, _KERNEL_WIDE_SLACK), region)
             _mark_paint_range(ice_like, ycc, region_w, _paint_ranges(ref_w, ice_ycc, tol))
 

@@ -262,6 +262,7 @@ class PuckDetector:
         a_exp_i, ext_i_all = self.expected_size_px(cam, c_rink_i)
 
         rows_out: list[tuple] = []
+        pending: list[tuple] = []  # blobs past the score bound, for the position-dependent factors
         lo, hi = cfg.area_ratio_range
         for n_i, i in enumerate(idx):
             x, y, w, h, a = stats[i]
@@ -303,26 +304,38 @@ class PuckDetector:
             gy, gx = np.mgrid[ya:yb, xa:xb]
             cx = float((wgt * gx).sum() / sw) + x0
             cy = float((wgt * gy).sum() / sw) + y0
-            xy_rink, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.thickness_m / 2.0)
-            if not okr[0]:
+            pending.append((i, cx, cy, a, a_exp, ext_i, contrast, absdark, neutral, size_score, compact,
+                            (xa, ya, xb, yb), lab_i))
+        if not pending:
+            return rows_out
+        # The position-dependent factors of all survivors at once.
+        c_px = np.array([[p[1], p[2]] for p in pending])
+        ext_all = np.array([p[5] for p in pending])
+        xy_rink_all, okr_all = cam.rink_from_image(c_px, z_m=self.thickness_m / 2.0)
+        on_marking = _on_marking(scene, c_px)
+        iso_all = _isolation(scene, c_px, ext_all / 2.0, cfg.isolation_ring)
+        mot_all = np.zeros(len(pending))
+        if prev_v is not None:
+            mot_all = _motion(v, prev_v, prev_cam, cam, c_px, x0, y0, ext_all)
+        for k, (i, cx, cy, a, a_exp, ext_i, contrast, absdark, neutral, size_score, compact, box, lab_i) in enumerate(pending):
+            if not okr_all[k]:
                 continue
-            if _on_marking(scene, cx, cy):
+            if on_marking[k]:
                 absdark *= absdark
-            iso = _isolation(scene, cx, cy, ext_i / 2.0, cfg.isolation_ring)
-            mot = 0.0
-            if prev_v is not None:
-                mot = _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext_i)
+            iso, mot = float(iso_all[k]), float(mot_all[k])
             score = (0.35 + 0.65 * contrast) * absdark * (0.4 + 0.6 * neutral) * size_score * compact * (0.15 + 0.85 * iso) * (0.8 + 0.2 * mot)
             if score < cfg.min_score:
                 continue
             # A stick blade lying on the ice is a puck-sized black blob joined to its shaft.
+            xa, ya = box[0], box[1]
             whole, _ = dark_object_around(v, lab_i, xa, ya, ext_i, 1.6 * ext_i + 4.0, floor, cfg.joined_dark_ratio,
                                           scene, (x0, y0))
             if not whole:
                 score *= cfg.joined_factor
                 if score < cfg.min_score:
                     continue
-            rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink[0, 0], xy_rink[0, 1]))
+            x, y, w, h, _ = stats[i]
+            rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink_all[k, 0], xy_rink_all[k, 1]))
         return rows_out
 
 
@@ -379,52 +392,64 @@ def _mask_crop(scene: IceScene, x0: int, y0: int, x1: int, y1: int) -> np.ndarra
     return scene.ice_mask_full[y0:y1, x0:x1]
 
 
-def _on_marking(scene: IceScene, cx: float, cy: float) -> bool:
-    p = scene.to_work(np.array([[cx, cy]]))[0]
-    xi, yi = int(round(p[0])), int(round(p[1]))
+def _on_marking(scene: IceScene, c_px: np.ndarray) -> np.ndarray:
+    """Whether each of (N, 2) full-res points lies on a painted marking (dilated by the slack): (N,) bool."""
+    p = scene.to_work(c_px)
+    xi, yi = np.round(p[:, 0]).astype(np.int64), np.round(p[:, 1]).astype(np.int64)
     h, w = scene.marking_mask.shape
-    return 0 <= xi < w and 0 <= yi < h and scene.marking_mask[yi, xi] > 0
-
-
-def _isolation(scene: IceScene, cx: float, cy: float, radius_px: float, ring: tuple[float, float]) -> float:
-    """Fraction of a ring around (cx, cy) (full-res px) that looks like ice (or its marking)."""
-    r_in = max(radius_px * ring[0], 2.0)
-    r_out = max(radius_px * ring[1], r_in + 2.0)
-    ang = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
-    pts = []
-    for rr in (r_in, 0.5 * (r_in + r_out), r_out):
-        pts.append(np.stack([cx + rr * np.cos(ang), cy + rr * np.sin(ang)], axis=1))
-    p = scene.to_work(np.concatenate(pts))
-    h, w = scene.ice_like.shape
-    xi = np.round(p[:, 0]).astype(np.int64)
-    yi = np.round(p[:, 1]).astype(np.int64)
     inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    if not np.any(inside):
-        return 0.0
-    vals = scene.ice_like[yi[inside], xi[inside]] > 0
-    return float(vals.sum()) / len(p)
+    out = np.zeros(len(p), bool)
+    out[inside] = scene.marking_mask[yi[inside], xi[inside]] > 0
+    return out
 
 
-def _motion(v, prev_v, prev_cam, cam, cx, cy, x0, y0, ext) -> float:
-    """How much darker the candidate is now than the same rink spot was in the previous frame, in [0, 1].
+def _isolation(scene: IceScene, c_px: np.ndarray, radius_px: np.ndarray, ring: tuple[float, float]) -> np.ndarray:
+    """Fraction of a ring around each of (N, 2) full-res centres (radii (N,) px, ring in radii) that
+    looks like ice (or its marking): (N,) in [0, 1]."""
+    r_in = np.maximum(radius_px * ring[0], 2.0)
+    r_out = np.maximum(radius_px * ring[1], r_in + 2.0)
+    ang = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
+    rr = np.stack([r_in, 0.5 * (r_in + r_out), r_out], axis=1)  # (N, 3)
+    # (N, 3, 24) points on three circles between the ring's radii.
+    px = c_px[:, 0, None, None] + rr[:, :, None] * np.cos(ang)
+    py = c_px[:, 1, None, None] + rr[:, :, None] * np.sin(ang)
+    p = scene.to_work(np.stack([px.reshape(-1), py.reshape(-1)], axis=1))
+    h, w = scene.ice_like.shape
+    xi, yi = np.round(p[:, 0]).astype(np.int64), np.round(p[:, 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    vals = np.zeros(len(p), bool)
+    vals[inside] = scene.ice_like[yi[inside], xi[inside]] > 0
+    n_per = rr.shape[1] * len(ang)
+    return vals.reshape(len(c_px), n_per).sum(axis=1) / float(n_per)
 
-    With both frames' cameras the spot is mapped through the ice plane (so camera
-    pans cancel); without ``prev_cam`` the same pixel is compared.
+
+def _motion(v, prev_v, prev_cam, cam, c_px, x0, y0, ext) -> np.ndarray:
+    """How much darker each candidate is now than the same rink spot was in the previous frame, (N,) in [0, 1].
+
+    Args:
+        c_px: (N, 2) full-res centres; ``v`` is the crop at (x0, y0), ``prev_v`` the whole previous frame.
+        ext: (N,) expected puck extents, px (the compared patches' size).
+
+    With both frames' cameras the spot is mapped through the ice plane (so camera pans
+    cancel); without ``prev_cam`` the same pixel is compared.
     """
-    xy_prev = np.array([[cx, cy]])
+    xy_prev = np.asarray(c_px, np.float64)
+    front = np.ones(len(xy_prev), bool)
     if prev_cam is not None:
         xy_rink, _ = cam.rink_from_image(xy_prev)
         xy_prev, w = apply_homography(prev_cam.H_image_from_rink, xy_rink)
-        if w[0] <= 0:
-            return 0.0
-    size = max(3, int(np.ceil(ext)) | 1)
-    px, py = float(xy_prev[0, 0]), float(xy_prev[0, 1])
-    if not (0 <= px < prev_v.shape[1] and 0 <= py < prev_v.shape[0]):
-        return 0.0
-    patch_prev = cv2.getRectSubPix(prev_v, (size, size), (px, py)).astype(np.float32)
-    patch_now = cv2.getRectSubPix(v, (size, size), (cx - x0, cy - y0)).astype(np.float32)
-    diff = float(patch_prev.mean() - patch_now.mean())
-    return float(np.clip(diff / (0.5 * max(20.0, float(patch_prev.max()))), 0.0, 1.0))
+        front = w > 0
+    out = np.zeros(len(xy_prev))
+    for k in range(len(xy_prev)):
+        px, py = float(xy_prev[k, 0]), float(xy_prev[k, 1])
+        if not front[k] or not (0 <= px < prev_v.shape[1] and 0 <= py < prev_v.shape[0]):
+            continue
+        size = max(3, int(np.ceil(ext[k])) | 1)
+        patch_prev = cv2.getRectSubPix(prev_v, (size, size), (px, py)).astype(np.float32)
+        patch_now = cv2.getRectSubPix(v, (size, size), (float(c_px[k, 0]) - x0, float(c_px[k, 1]) - y0)).astype(np.float32)
+        diff = float(patch_prev.mean() - patch_now.mean())
+        out[k] = float(np.clip(diff / (0.5 * max(20.0, float(patch_prev.max()))), 0.0, 1.0))
+    return out
 
 
 # ---------------------------------------------------------------- streaks
@@ -638,6 +663,48 @@ def blob_moments(weight: np.ndarray, x0: float, y0: float) -> tuple[float, float
     return mx + x0, my + y0, ink, length, width, evecs[:, 1]
 
 
+def blob_moments_all(labels: np.ndarray, weight: np.ndarray, stats: np.ndarray, ids: np.ndarray,
+                     x0: float = 0.0, y0: float = 0.0) -> dict[str, np.ndarray]:
+    """``blob_moments`` of many labelled blobs at once (one pass over the labelled pixels).
+
+    Args:
+        labels: (h, w) integer labels (0: background).
+        weight: (h, w) float ≥ 0 per-pixel weight (relative darkness).
+        stats: (n, 5) ``connectedComponentsWithStats``'s stats of ``labels``.
+        ids: (K,) the labels wanted.
+        x0, y0: image offset of ``labels``, px.
+
+    Returns:
+        ``{"cx", "cy", "ink", "length", "width"}`` (K,) arrays and ``"axis"`` (K, 2), as
+        ``blob_moments`` gives them for each blob (nan centre where a blob has no weight).
+    """
+    n = len(stats)
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs].astype(np.int64)
+    w = weight[ys, xs].astype(np.float64)
+    # Coordinates from each blob's own box corner, as blob_moments has them (small numbers).
+    left, top = stats[:, cv2.CC_STAT_LEFT].astype(np.float64), stats[:, cv2.CC_STAT_TOP].astype(np.float64)
+    xs, ys = xs - left[lab], ys - top[lab]
+
+    def s(v):
+        return np.bincount(lab, weights=v, minlength=n)[ids]
+
+    ink = s(w)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = s(w * xs) / ink, s(w * ys) / ink
+        # Central second moments about each blob's own centre (same as blob_moments').
+        cxx = s(w * xs * xs) / ink - mx * mx
+        cyy = s(w * ys * ys) / ink - my * my
+        cxy = s(w * xs * ys) / ink - mx * my
+    cov = np.stack([np.stack([cxx, cxy], -1), np.stack([cxy, cyy], -1)], -2)
+    cov = np.where(np.isfinite(cov), cov, 0.0)
+    evals, evecs = np.linalg.eigh(cov)
+    return {"cx": mx + left[ids] + x0, "cy": my + top[ids] + y0, "ink": ink,
+            "length": np.sqrt(np.maximum(12.0 * evals[:, 1] - 1.0, 0.0)),
+            "width": np.sqrt(np.maximum(12.0 * evals[:, 0] - 1.0, 0.0)),
+            "axis": evecs[:, :, 1]}
+
+
 def blob_band(blob: np.ndarray, bx: int, by: int, ext_px: float) -> tuple[np.ndarray, int, int]:
     """A band 1–2.5 puck extents around a blob.
 
@@ -685,7 +752,8 @@ def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
     Returns:
         (fits, ink): whether the object is no longer than ``max_len_px`` and does not reach
         beyond a window of that margin around the blob, and its total relative darkness
-        (0 when the blob's pixels are not dark against their surroundings).
+        (0 when the blob's pixels are not dark against their surroundings, and when it does
+        not fit: no caller needs the darkness of an object that is not a puck).
     """
     h, w = blob.shape
     m = int(np.ceil(max_len_px)) + 2
@@ -704,12 +772,14 @@ def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
     ids = ids[ids > 0]
     if len(ids) == 0:
         return True, 0.0
-    obj = np.isin(labels, ids)
-    ys, xs = np.nonzero(obj)
-    at_edge = (xs.min() == 0 and x0 > 0) or (ys.min() == 0 and y0 > 0) or \
-              (xs.max() == x1 - x0 - 1 and x1 < Wf) or (ys.max() == y1 - y0 - 1 and y1 < Hf)
-    fits = not at_edge and max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 <= max_len_px + 2
-    return bool(fits), float(ratio[obj].sum())
+    obj = labels == ids[0] if len(ids) == 1 else np.isin(labels, ids)
+    ox_, oy_, ow, oh = cv2.boundingRect(obj.view(np.uint8))
+    at_edge = (ox_ == 0 and x0 > 0) or (oy_ == 0 and y0 > 0) or \
+              (ox_ + ow == x1 - x0 and x1 < Wf) or (oy_ + oh == y1 - y0 and y1 < Hf)
+    fits = not at_edge and max(ow, oh) <= max_len_px + 2
+    if not fits:
+        return False, 0.0
+    return True, float(ratio[oy_ : oy_ + oh, ox_ : ox_ + ow][obj[oy_ : oy_ + oh, ox_ : ox_ + ow]].sum())
 
 
 def _band_isolation(scene: IceScene, blob: np.ndarray, bx: int, by: int, ext_px: float) -> float:

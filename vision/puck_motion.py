@@ -39,7 +39,9 @@ import numpy as np
 from vision.detections import PUCK, Detections
 from vision.geometry import PlaneCamera
 from vision.ice import IceScene
-from vision.puck import PuckDetector, _empty_streaks, blob_band, blob_moments, connected_components, dark_object_around
+from vision.puck import (
+    PuckDetector, _empty_streaks, blob_band, blob_moments_all, connected_components, dark_object_around,
+)
 
 
 @dataclass
@@ -162,26 +164,35 @@ class MotionPuckDetector:
             a_exp_all, _ = self.puck.expected_size_px(cam, c_rink)
             r = ink_all[ids] / np.maximum(0.85 * a_exp_all, 1.0)
             ids = ids[okc & (r >= 0.8 * cfg.ink_range[0]) & (r <= 1.25 * cfg.ink_range[1])]
+        if len(ids):
+            # Cut by the ice's bounding box: length and ink unreliable.
+            bx_, by_ = stats[ids, cv2.CC_STAT_LEFT], stats[ids, cv2.CC_STAT_TOP]
+            inner = (bx_ > 0) & (by_ > 0) & (bx_ + stats[ids, cv2.CC_STAT_WIDTH] < w) & \
+                (by_ + stats[ids, cv2.CC_STAT_HEIGHT] < h)
+            ids = ids[inner]
         rows: list[tuple] = []
-        for i in ids:
+        if not len(ids):
+            return _empty_streaks()
+        # Shape of every surviving blob at once: darkness-weighted centre (mid-exposure),
+        # ink, length, width and axis; then size, ink and length tests at that centre.
+        mom = blob_moments_all(labels, dark, stats, ids, x, y)
+        c_px = np.stack([mom["cx"], mom["cy"]], axis=1)
+        xy_r_all, okr_all = cam.rink_from_image(c_px, z_m=self.puck.thickness_m / 2.0)
+        a_exp_all, ext_all = self.puck.expected_size_px(cam, xy_r_all)
+        ink_ratio_all = (mom["ink"] / ice_v) / np.maximum(0.85 * a_exp_all, 1.0)
+        len_max_all = 0.87 * ext_all + sweep_max * cam.ground_scale_px_per_m(xy_r_all) + cfg.length_slack_px
+        shape_ok = okr_all & (cfg.ink_range[0] <= ink_ratio_all) & (ink_ratio_all <= cfg.ink_range[1])
+        shape_ok &= mom["length"] <= len_max_all
+        shape_ok &= (cfg.width_range[0] * ext_all - 1.0 <= mom["width"]) & (mom["width"] <= cfg.width_range[1] * ext_all + 1.5)
+        for k in np.flatnonzero(shape_ok):
+            i = ids[k]
             bx, by, bw, bh, _ = stats[i]
-            if bx <= 0 or by <= 0 or bx + bw >= w or by + bh >= h:
-                continue  # cut by the ice's bounding box: length and ink unreliable
             sub = labels[by : by + bh, bx : bx + bw] == i
-            ratio = dark[by : by + bh, bx : bx + bw].astype(np.float64) / ice_v
-            cx, cy, ink, length, width, axis = blob_moments(np.where(sub, ratio, 0.0), bx + x, by + y)
-            xy_r, okr = cam.rink_from_image(np.array([[cx, cy]]), z_m=self.puck.thickness_m / 2.0)
-            if not okr[0]:
-                continue
-            a_exp, ext = (float(q[0]) for q in self.puck.expected_size_px(cam, xy_r))
-            ink_ratio = ink / max(0.85 * a_exp, 1.0)
-            if not (cfg.ink_range[0] <= ink_ratio <= cfg.ink_range[1]):
-                continue
-            len_max = 0.87 * ext + sweep_max * float(cam.ground_scale_px_per_m(xy_r)[0]) + cfg.length_slack_px
-            if length > len_max:
-                continue
-            if not (cfg.width_range[0] * ext - 1.0 <= width <= cfg.width_range[1] * ext + 1.5):
-                continue
+            cx, cy, ink, length = float(mom["cx"][k]), float(mom["cy"][k]), float(mom["ink"][k]) / ice_v, float(mom["length"][k])
+            axis = mom["axis"][k]
+            xy_r = xy_r_all[k : k + 1]
+            a_exp, ext = float(a_exp_all[k]), float(ext_all[k])
+            ink_ratio, len_max = float(ink_ratio_all[k]), float(len_max_all[k])
             # Around a puck nothing moved (it crosses static ice, paint or a logo); around the
             # moving edge of a player the rest of the player moved too.
             band_mask, ox, oy = _clipped_band(sub, bx, by, ext, changed.shape)
@@ -207,7 +218,8 @@ class MotionPuckDetector:
             score = ink_score * iso * (1.0 - 0.5 * chroma / cfg.max_chroma_diff)
             if score < cfg.min_score:
                 continue
-            rows.append((cx, cy, score, ink_ratio * a_exp, a_exp, float(ratio[sub].max()), iso, 1.0,
+            peak = float(dark[by : by + bh, bx : bx + bw][sub].max()) / ice_v
+            rows.append((cx, cy, score, ink_ratio * a_exp, a_exp, peak, iso, 1.0,
                          bw, bh, xy_r[0, 0], xy_r[0, 1], length, axis[0], axis[1]))
         if not rows:
             return _empty_streaks()
