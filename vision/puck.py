@@ -225,9 +225,9 @@ class PuckDetector:
         idx, area, bw, bh = idx[keep], area[keep], bw[keep], bh[keep]
         if len(idx) == 0:
             return []
-        on = cand > 0
+        pts = cv2.findNonZero(cand).reshape(-1, 2)  # the blobs' pixels (faster than cand > 0 indexing)
         min_v_all = np.full(n, 255, dtype=np.uint8)
-        np.minimum.at(min_v_all, labels[on], v[on])
+        np.minimum.at(min_v_all, labels[pts[:, 1], pts[:, 0]], v[pts[:, 1], pts[:, 0]])
         c_rink, okc = cam.rink_from_image(cents[idx] + np.array([x0, y0]), z_m=self.thickness_m / 2.0)
         a_exp_v, ext_v = self.expected_size_px(cam, c_rink)
         lo, hi = cfg.area_ratio_range
@@ -285,6 +285,10 @@ class PuckDetector:
             absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
             # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
             # unlike a tinted stick blade or dark jersey trim.
+            # (A blob under the minimum score even if neutral is not worth the colour test.)
+            bound = (0.35 + 0.65 * contrast) * absdark * size_score * compact
+            if bound < cfg.min_score:
+                continue
             px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
             neutral = 1.0
             if px is not None and len(px):
@@ -293,7 +297,7 @@ class PuckDetector:
                 neutral = float(np.clip(1.0 - (spread - 12.0) / 40.0, 0.0, 1.0))
             # The factors still to come (marking, isolation, motion, joined) are all <= 1: a
             # blob already under the minimum score is dropped before the costlier ones.
-            if (0.35 + 0.65 * contrast) * absdark * (0.4 + 0.6 * neutral) * size_score * compact < cfg.min_score:
+            if bound * (0.4 + 0.6 * neutral) < cfg.min_score:
                 continue
             # Darkness-weighted centroid over the blob and a one-pixel margin.
             near = cv2.dilate(lab_i.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
@@ -663,28 +667,31 @@ def blob_moments(weight: np.ndarray, x0: float, y0: float) -> tuple[float, float
     return mx + x0, my + y0, ink, length, width, evecs[:, 1]
 
 
-def blob_moments_all(labels: np.ndarray, weight: np.ndarray, stats: np.ndarray, ids: np.ndarray,
-                     x0: float = 0.0, y0: float = 0.0) -> dict[str, np.ndarray]:
-    """``blob_moments`` of many labelled blobs at once (one pass over the labelled pixels).
+def blob_moments_all(lab: np.ndarray, xs: np.ndarray, ys: np.ndarray, weight: np.ndarray, stats: np.ndarray,
+                     ids: np.ndarray, x0: float = 0.0, y0: float = 0.0) -> dict[str, np.ndarray]:
+    """``blob_moments`` of many labelled blobs at once, from their pixels listed once.
 
     Args:
-        labels: (h, w) integer labels (0: background).
-        weight: (h, w) float ≥ 0 per-pixel weight (relative darkness).
-        stats: (n, 5) ``connectedComponentsWithStats``'s stats of ``labels``.
+        lab: (P,) the label of each listed pixel (e.g. ``labels[labels > 0]``).
+        xs, ys: (P,) its column and row, px (``np.nonzero(labels > 0)`` in the same order).
+        weight: (P,) its weight ≥ 0 (relative darkness).
+        stats: (n, 5) ``connectedComponentsWithStats``'s stats of the labels.
         ids: (K,) the labels wanted.
-        x0, y0: image offset of ``labels``, px.
+        x0, y0: image offset of the labelled image, px.
 
     Returns:
         ``{"cx", "cy", "ink", "length", "width"}`` (K,) arrays and ``"axis"`` (K, 2), as
         ``blob_moments`` gives them for each blob (nan centre where a blob has no weight).
     """
     n = len(stats)
-    ys, xs = np.nonzero(labels)
-    lab = labels[ys, xs].astype(np.int64)
-    w = weight[ys, xs].astype(np.float64)
+    want = np.zeros(n, bool)
+    want[ids] = True
+    sel = want[lab]
+    lab = lab[sel].astype(np.int64)
+    w = weight[sel].astype(np.float64)
     # Coordinates from each blob's own box corner, as blob_moments has them (small numbers).
     left, top = stats[:, cv2.CC_STAT_LEFT].astype(np.float64), stats[:, cv2.CC_STAT_TOP].astype(np.float64)
-    xs, ys = xs - left[lab], ys - top[lab]
+    xs, ys = xs[sel] - left[lab], ys[sel] - top[lab]
 
     def s(v):
         return np.bincount(lab, weights=v, minlength=n)[ids]
