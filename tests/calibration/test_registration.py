@@ -194,3 +194,27 @@ def test_overhead_tracking_with_sparser_coarse_stages_stays_accurate():
     # The sparse path was taken on every tracked frame (n culled > 2 * TRACK_SAMPLES_PER_STEP and
     # > 2 * TRACK_FINAL_SAMPLES_PER_STEP).
     assert len(steps_seen) == 3 and all(s[0] > 2 and s[1] == s[0] and s[2] > 2 for s in steps_seen), steps_seen
+
+
+def test_calibration_without_its_side_thread_gives_the_same_homographies():
+    """``use_side_thread(False)`` (the calibration process beside the vision stage) runs the
+    second colour's work in the caller's thread: the same results, frame by frame."""
+    from calibration.concurrency import side_pool, use_side_thread
+
+    look = random_look(np.random.default_rng(13))
+    frames = [draw_frame(RINK, look_at_homography([0.0, -21.0, 9.0], [2.0 + 0.5 * i, 1.0, 0.0], 42.0, W, H),
+                         W, H, look=look, seed=i, n_players=6) for i in range(3)]
+    results = {}
+    try:
+        for threaded in (True, False):
+            use_side_thread(threaded)
+            cal = Calibrator(RINK)
+            results[threaded] = [cal.update(f, i).rink_from_image for i, f in enumerate(frames)]
+        fut = side_pool().submit(divmod, 7, 2)
+        assert fut.done() and fut.result() == (3, 1)
+        with pytest.raises(ZeroDivisionError):
+            side_pool().submit(divmod, 1, 0).result()
+    finally:
+        use_side_thread(True)
+    for a, b in zip(results[True], results[False]):
+        np.testing.assert_array_equal(a, b)
