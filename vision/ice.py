@@ -28,7 +28,7 @@ import numpy as np
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from vision.geometry import PlaneCamera, fill_rings
+from vision.geometry import PlaneCamera, apply_homography, fill_rings
 
 
 @dataclass
@@ -67,10 +67,58 @@ class RinkGeometryCache:
         self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
             (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
         ]
+        # Every ring's vertices, for projecting without clipping (``project_rings``).
+        self.ice_rings = RingSet.of(self.ice)
+        self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
         self.last_key: tuple | None = None
         self.last_masks: tuple | None = None
+
+
+@dataclass
+class RingSet:
+    """The rings of a rink polygon (or multipolygon) as one vertex array, in metres.
+
+    Attributes:
+        xy_rink_m: (P, 2) the vertices of all rings, one ring after another.
+        starts: (R + 1,) where each ring starts in ``xy_rink_m`` (and the end).
+        is_hole: (R,) whether each ring is a hole.
+    """
+
+    xy_rink_m: np.ndarray
+    starts: np.ndarray
+    is_hole: np.ndarray
+
+    @classmethod
+    def of(cls, geometry) -> RingSet:
+        rings, holes = [], []
+        for p in getattr(geometry, "geoms", [geometry]):
+            if p.is_empty or p.geom_type != "Polygon":
+                continue
+            rings.append(np.asarray(p.exterior.coords, np.float64))
+            holes.append(False)
+            for r in p.interiors:
+                rings.append(np.asarray(r.coords, np.float64))
+                holes.append(True)
+        sizes = [len(r) for r in rings]
+        xy = np.concatenate(rings) if rings else np.zeros((0, 2))
+        return cls(xy, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.asarray(holes, bool))
+
+    def project(self, H_image_from_rink: np.ndarray,
+                max_abs_px: float = 1e5) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+        """(exterior rings, hole rings) as (M, 2) int32 image px, like ``PlaneCamera.image_rings``
+        but unclipped (``cv2.fillPoly`` clips to the image), or None when a vertex lies behind the
+        camera or projects farther than ``max_abs_px`` (near the horizon): then clip in the rink.
+        """
+        uv, w = apply_homography(H_image_from_rink, self.xy_rink_m)
+        if len(w) and (np.any(w <= 0) or not np.all(np.abs(uv) < max_abs_px)):
+            return None
+        uv = np.round(uv).astype(np.int32)
+        ext, holes = [], []
+        for k in range(len(self.is_hole)):
+            (holes if self.is_hole[k] else ext).append(uv[self.starts[k] : self.starts[k + 1]])
+        return ext, holes
 
 
 @dataclass
@@ -211,14 +259,24 @@ def build_ice_scene(
     else:
         work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None,
                                w, h)
-        visible = work_cam.visible_ground(margin_px=4.0)
+        # The rings projected as they are when the whole rink lies in front of the camera (the
+        # image clips them); clipped to the visible ground in the rink when it does not.
+        visible = None
+
+        def rings_in_image(ring_set: RingSet, g):
+            nonlocal visible
+            r = ring_set.project(work_cam.H_image_from_rink)
+            if r is None:
+                visible = work_cam.visible_ground(margin_px=4.0) if visible is None else visible
+                r = work_cam.image_rings(g, visible)
+            return r
+
         ice_mask = np.zeros((h, w), np.uint8)
-        work_cam.fill_geometry(ice_mask, geom.ice, 255, visible)
+        fill_rings(ice_mask, rings_in_image(geom.ice_rings, geom.ice), 255)
         group_masks = []
         marking_mask = np.zeros((h, w), np.uint8)
-        # Each group's rings once (clipping to the visible ground is the costly part): filled
-        # here, outlined for the thin markings below.
-        group_rings = [(rgb, work_cam.image_rings(g, visible)) for rgb, g in geom.marking_groups]
+        # Each group's rings once: filled here, outlined for the thin markings below.
+        group_rings = [(rgb, rings_in_image(rs, g)) for (rgb, g), rs in zip(geom.marking_groups, geom.group_rings)]
         for rgb, rings in group_rings:
             m = np.zeros((h, w), np.uint8)
             fill_rings(m, rings, 255)

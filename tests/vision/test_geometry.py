@@ -57,3 +57,26 @@ def test_tilted_view_never_takes_the_assumed_focal():
     K, R, t = _pose_from_focal(cam.H_image_from_rink(), FRONTO_PARALLEL_FOCAL_WIDTHS * W, (W - 1) / 2, (H - 1) / 2,
                                max_skew=0.03)
     assert R is None
+
+
+def test_rings_projected_unclipped_draw_what_the_clipped_ones_draw():
+    """RingSet.project (no clipping in the rink: the image clips) draws the same masks as
+    PlaneCamera.image_rings where no clipping is needed (a view of the whole rink), and gives
+    None for a view that reaches past the horizon, where the rink must be clipped first."""
+    from calibration.rink import RinkModel, RinkSpec
+    from vision.geometry import fill_rings
+    from vision.ice import RingSet, RinkGeometryCache
+
+    geom = RinkGeometryCache(RinkModel(RinkSpec.for_layout("ipc")))
+    cam = Camera.from_look_at([0.0, -45.0, 30.0], (0.0, 0.0, 0.0), 75.0, 640, 360)  # the whole rink
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), 640, 360)
+    visible = pc.visible_ground(margin_px=4.0)
+    assert visible.contains(geom.ice)
+    for (rgb, g), rs in zip(geom.marking_groups + [((0, 0, 0), geom.ice)], geom.group_rings + [geom.ice_rings]):
+        for outline in (False, True):
+            a = fill_rings(np.zeros((360, 640), np.uint8), rs.project(pc.H_image_from_rink), 255, outline)
+            b = fill_rings(np.zeros((360, 640), np.uint8), pc.image_rings(g, visible), 255, outline)
+            assert np.array_equal(a, b), rgb
+            assert a.any()
+    inside = Camera.from_look_at([0.0, 0.0, 1.5], (30.0, 0.0, 0.0), 90.0, 640, 360)  # half the rink behind it
+    assert RingSet.of(geom.ice).project(inside.H_image_from_rink()) is None

@@ -7,7 +7,7 @@ import pytest
 
 from vision.geometry import PlaneCamera
 from vision.ice import RinkGeometryCache, build_ice_scene
-from vision.puck import PuckDetector
+from vision.puck import PuckDetector, max_channel
 
 
 def _scene(kit, img, cam):
@@ -174,3 +174,36 @@ def test_puck_touching_a_thin_hash_mark_is_still_a_puck(kit):
     true_px = cam.project(xyz[None])[0]
     d = np.linalg.norm(det.data["centre_xy_px"] - true_px, axis=1)
     assert len(det) and d.min() < 1.0 and det.confidence[np.argmin(d)] >= 0.4
+
+
+def test_max_channel_is_the_largest_of_b_g_r_for_frames_and_crops():
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    for a in (img, img[3:20, 7:41], np.ascontiguousarray(img[3:20, 7:41]), img[:1, :1]):
+        assert np.array_equal(max_channel(a), a.max(axis=2))
+
+
+def test_moments_of_all_blobs_at_once_equal_each_blobs_own():
+    """blob_moments_all (one pass over the labelled pixels) against blob_moments per blob."""
+    import cv2
+
+    from vision.puck import blob_moments, blob_moments_all
+
+    rng = np.random.default_rng(7)
+    mask = np.zeros((60, 90), np.uint8)
+    cv2.line(mask, (5, 5), (30, 18), 255, 3)  # a streak
+    cv2.circle(mask, (60, 40), 4, 255, -1)  # a puck
+    cv2.rectangle(mask, (70, 5), (72, 20), 255, -1)  # an upright bar
+    weight = rng.uniform(0.1, 1.0, mask.shape)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    ys, xs = np.nonzero(labels)
+    ids = np.arange(1, n)
+    got = blob_moments_all(labels[ys, xs], xs, ys, weight[ys, xs], stats, ids, 100.0, 200.0)
+    for k, i in enumerate(ids):
+        x, y, w, h, _ = stats[i]
+        sub = labels[y : y + h, x : x + w] == i
+        cx, cy, ink, length, width, axis = blob_moments(np.where(sub, weight[y : y + h, x : x + w], 0.0),
+                                                        x + 100.0, y + 200.0)
+        np.testing.assert_allclose([got["cx"][k], got["cy"][k], got["ink"][k], got["length"][k], got["width"][k]],
+                                   [cx, cy, ink, length, width], rtol=1e-9, atol=1e-9)
+        assert abs(abs(float(got["axis"][k] @ axis)) - 1.0) < 1e-9  # the same axis (its sign is free)
