@@ -123,6 +123,8 @@ FLIGHT_MAX_MEASUREMENTS = 14
 # filter still predicting for re-acquisition). On the tuning clips (seeds 121-134) coasts past
 # 3 frames within reach put the puck within 0.5 m of the truth 31 % of the time (77 % in free ice).
 NEAR_PLAYER_COAST_FRAMES = 3
+#: Players are detected this many times a second of video (``FrameTracker``'s keyframes), 1/s.
+PLAYER_DETECT_HZ = 15.0
 
 
 # ---------------------------------------------------------------------- filter
@@ -211,18 +213,23 @@ class PlayerTracker:
         max_coast_s: a track unmatched for longer is deleted.
         output_coast_s: a confirmed track unmatched for at most this long is still reported.
         min_move_m: a track without a jersey colour is reported once it has moved this far.
+        update_every: ``update`` is called every this many frames (``predict`` every frame).
     """
 
     def __init__(self, fps: float, gate_m: float = 1.2, team_penalty_m: float = 0.8, high_conf: float = 0.45,
                  confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3,
-                 min_move_m: float = 1.0) -> None:
+                 min_move_m: float = 1.0, update_every: int = 1) -> None:
         self.dt = 1.0 / float(fps)
+        # Detections come every ``update_every`` frames (``predict`` runs every frame): the
+        # coasting limits count updates, so they keep their length in seconds.
+        self.update_every = max(1, int(update_every))
         self.gate_m = gate_m
         self.team_penalty_m = team_penalty_m
         self.high_conf = high_conf
         self.confirm_hits = confirm_hits
-        self.max_coast = max(1, int(round(max_coast_s * fps)))
-        self.output_coast = max(0, int(round(output_coast_s * fps)))
+        updates_per_s = float(fps) / self.update_every
+        self.max_coast = max(1, int(round(max_coast_s * updates_per_s)))
+        self.output_coast = max(0, int(round(output_coast_s * updates_per_s)))
         self.min_move_m = min_move_m
         self.tracks: list[PlayerTrack] = []
         self._next_id = 1
@@ -256,7 +263,8 @@ class PlayerTracker:
             for a, ti in enumerate(free_tracks):
                 tr = self.tracks[ti]
                 d = np.linalg.norm(xy[det_idx] - tr.kf.xy, axis=1)
-                gate = self.gate_m + 0.5 * min(tr.misses, 10) * self.dt * 4.0  # grows while coasting
+                # Grows while coasting (by 2 m/s of unseen acceleration per frame's interval).
+                gate = self.gate_m + 0.5 * min(tr.misses * self.update_every, 10) * self.dt * 4.0
                 tt = tr.votes.team
                 pen = np.array([self.team_penalty_m if (tt and teams[j] and teams[j] != tt) else 0.0
                                 for j in det_idx])
@@ -885,11 +893,15 @@ class FrameTracker:
             learned pose model); ``"default"`` loads ``models/sledge_pose.onnx`` at the first
             check, None keeps goalkeepers by position only.
         goalkeeper_every_s: at most one goalkeeper check per this many seconds.
+        puck_verifier: the learned puck verifier; ``"default"`` loads ``models/puck_verifier.onnx``,
+            None keeps the classical scores.
+        player_detect_hz: how often players are detected (keyframes), per second of video;
+            None: every frame. The puck is searched every frame.
     """
 
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
                  goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33,
-                 puck_verifier: Any = "default") -> None:
+                 puck_verifier: Any = "default", player_detect_hz: float | None = PLAYER_DETECT_HZ) -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -901,7 +913,14 @@ class FrameTracker:
         self.streak_detector = StreakDetector(self.puck_detector)
         self.team_classifier = TeamClassifier(_team_colors(game))
         self.player_detector = PlayerDetector(self.team_classifier)
-        self.players = PlayerTracker(self.fps)
+        # Players are detected on keyframes, ``player_detect_hz`` times a second (every frame when
+        # None); their tracks are predicted in between (a sledge moves ≤ 0.5 m in 1/15 s, along
+        # a smooth path the constant-velocity filter follows).
+        self.player_every = 1 if not player_detect_hz else max(1, int(round(self.fps / player_detect_hz)))
+        # Two detections confirm a track at keyframes (the same 0.1 s as three at 30 frames/s).
+        self.players = PlayerTracker(self.fps, update_every=self.player_every,
+                                     confirm_hits=2 if self.player_every > 1 else 3)
+        self._since_players = self.player_every  # frames since the last keyframe (the first frame is one)
         self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0)
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
@@ -957,23 +976,29 @@ class FrameTracker:
                 except (np.linalg.LinAlgError, ValueError, cv2.error):
                     cam = scene = None  # a degenerate homography: this frame is unmeasurable
         if scene is None:
-            self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
+            self._since_players += 1
+            if self._since_players >= self.player_every:  # a keyframe with nothing seen
+                self._since_players = 0
+                self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
             self._earlier.clear()
             return FrameObservation(frame_index, float(t), puck, self._player_records(None))
 
         v_full = max_channel(frame_bgr)
-
-        dets, team_votes = self.player_detector.detect(scene)
         lens_map = _lens_mapper(calib)
-        if lens_map is not None and len(dets):
-            dets.data["contact_rink_m"] = lens_map(dets.data["contact_xy_px"], cam, 0.0)
-        ids = self.players.update(
-            dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
-            [a.confidence for a in team_votes],
-        )
-        dets.tracker_id = np.asarray(ids, dtype=np.int64)
-        self._check_goalkeepers(frame_bgr, frame_index, dets)
+        dets = None
+        self._since_players += 1
+        if self._since_players >= self.player_every:  # a keyframe: detect (else predicted only)
+            self._since_players = 0
+            dets, team_votes = self.player_detector.detect(scene)
+            if lens_map is not None and len(dets):
+                dets.data["contact_rink_m"] = lens_map(dets.data["contact_xy_px"], cam, 0.0)
+            ids = self.players.update(
+                dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
+                [a.confidence for a in team_votes],
+            )
+            dets.tracker_id = np.asarray(ids, dtype=np.int64)
+            self._check_goalkeepers(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
         prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
@@ -1199,7 +1224,8 @@ def _default_goalkeeper_detector():
 
         if not DEFAULT_MODEL_PATH.is_file():
             return None
-        return OnnxPoseDetector(conf=0.4)
+        # One thread: in `analyze` it runs beside the calibration process, which has the other core.
+        return OnnxPoseDetector(conf=0.4, intra_op_threads=1)
     except Exception:
         return None
 

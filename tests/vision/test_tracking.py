@@ -447,3 +447,65 @@ def test_a_damaged_verifier_model_is_said_once_and_skipped(tmp_path, monkeypatch
             assert _default_puck_verifier() is None
     finally:
         _default_puck_verifier.cache_clear()
+
+
+def test_players_detected_on_keyframes_are_tracked_on_every_frame(kit, monkeypatch):
+    """At 30 frames/s and 15 detections a second, the detector runs on every other frame and
+    the tracks report each frame's blades between keyframes, predicted along the motion: as
+    near the truth as when every frame is detected."""
+    from vision.players import PlayerDetector
+
+    calls = []
+    orig = PlayerDetector.detect
+
+    def counting(self, scene):
+        calls.append(1)
+        return orig(self, scene)
+
+    monkeypatch.setattr(PlayerDetector, "detect", counting)
+
+    def players_at(t):
+        return {1: ((-2.0 + 4.0 * t, 0.5), 0.0, HOME)}
+
+    def blade_errors(**kw):
+        tracker = FrameTracker(kit.rink, GAME, FPS, **kw)
+        H = np.linalg.inv(kit.cam.H_image_from_rink())
+        errs = []
+        for f in range(30):
+            img, blades = kit.drawer.frame(players_at(f / FPS), None)
+            o = tracker.update(img, f, f / FPS, H)
+            if f >= 6:
+                assert len(o.players) == 1, f"frame {f}"
+                errs.append(np.linalg.norm(np.mean(o.players[0]["blades"], axis=0) - np.mean(blades[1], axis=0)))
+        return np.array(errs)
+
+    every = blade_errors(player_detect_hz=None)
+    assert len(calls) == 30
+    calls.clear()
+    keyframes = blade_errors()
+    assert len(calls) == 15  # frames 0, 2, 4, ...
+    assert np.median(keyframes) <= np.median(every) + 0.03
+    assert keyframes.max() <= every.max() + 0.05
+
+
+def test_player_tracker_updated_every_other_frame_keeps_its_limits_in_seconds():
+    from vision.tracking import PlayerTracker
+
+    every = PlayerTracker(FPS)
+    other = PlayerTracker(FPS, update_every=2)
+    assert abs(other.max_coast * 2 - every.max_coast) <= 1 and abs(other.output_coast * 2 - every.output_coast) <= 1
+    # A track unmatched for 0.3 s is still reported, and gone after 1.5 s, either way.
+    for tr_ in (every, other):
+        for _ in range(3):
+            tr_.predict(tr_.update_every)
+            tr_.update(np.array([[1.0, 2.0]]), np.array([0.9]), ["home"], [0.9])
+    for tr_ in (every, other):
+        n_updates = int(round(0.3 * FPS / tr_.update_every))
+        for _ in range(n_updates):
+            tr_.predict(tr_.update_every)
+            tr_.update(np.zeros((0, 2)), np.zeros(0), [], [])
+        assert len(tr_.reported()) == 1
+        for _ in range(int(round(1.3 * FPS / tr_.update_every))):
+            tr_.predict(tr_.update_every)
+            tr_.update(np.zeros((0, 2)), np.zeros(0), [], [])
+        assert not tr_.tracks
