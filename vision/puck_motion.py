@@ -40,7 +40,7 @@ from vision.detections import PUCK, Detections
 from vision.geometry import PlaneCamera
 from vision.ice import IceScene
 from vision.puck import (
-    PuckDetector, _empty_streaks, blob_band, blob_moments_all, connected_components, dark_object_around,
+    PuckDetector, _empty_streaks, blob_band, blob_moments_all, connected_components, dark_object_around, ink_area_px,
 )
 
 
@@ -53,7 +53,8 @@ class MotionPuckConfig:
             both earlier frames by this fraction of the ice brightness (a puck blurred over
             L diameters is ~0.85 / L darker than the ice).
         max_speed_mps: fastest puck considered (a hard slap shot), m/s.
-        ink_range: accepted integrated darkness / the expected ink of a puck at that spot.
+        ink_range: accepted integrated darkness / the expected ink of a puck at that spot
+            (``vision.puck.ink_area_px``: at least a 2.5 px disc's, for pucks smaller than that).
         width_range: accepted streak width / the expected puck extent.
         length_slack_px: tolerance on the streak length, px.
         min_isolation: least fraction of a band around the blob that did not change since the
@@ -165,7 +166,7 @@ class MotionPuckDetector:
             ink_all = np.bincount(lab_on, weights=dark_on, minlength=n) / ice_v
             c_rink, okc = cam.rink_from_image(cents[ids] + np.array([x, y]), z_m=self.puck.thickness_m / 2.0)
             a_exp_all, _ = self.puck.expected_size_px(cam, c_rink)
-            r = ink_all[ids] / np.maximum(0.85 * a_exp_all, 1.0)
+            r = ink_all[ids] / np.maximum(0.85 * ink_area_px(a_exp_all), 1.0)
             ids = ids[okc & (r >= 0.8 * cfg.ink_range[0]) & (r <= 1.25 * cfg.ink_range[1])]
         if len(ids):
             # Cut by the ice's bounding box: length and ink unreliable.
@@ -182,7 +183,7 @@ class MotionPuckDetector:
         c_px = np.stack([mom["cx"], mom["cy"]], axis=1)
         xy_r_all, okr_all = cam.rink_from_image(c_px, z_m=self.puck.thickness_m / 2.0)
         a_exp_all, ext_all = self.puck.expected_size_px(cam, xy_r_all)
-        ink_ratio_all = (mom["ink"] / ice_v) / np.maximum(0.85 * a_exp_all, 1.0)
+        ink_ratio_all = (mom["ink"] / ice_v) / np.maximum(0.85 * ink_area_px(a_exp_all), 1.0)
         len_max_all = 0.87 * ext_all + sweep_max * cam.ground_scale_px_per_m(xy_r_all) + cfg.length_slack_px
         shape_ok = okr_all & (cfg.ink_range[0] <= ink_ratio_all) & (ink_ratio_all <= cfg.ink_range[1])
         shape_ok &= mom["length"] <= len_max_all

@@ -113,3 +113,26 @@ def test_stick_blade_moving_with_its_player_is_rejected(kit):
     det = _detect(kit, frames)
     blade_px = frames[-1][1].project(np.array([[x0 + 0.17, 0.5, 0.0]]))[0]
     assert len(det) == 0 or np.min(np.linalg.norm(det.data["centre_xy_px"] - blade_px, axis=1)) > 15
+
+
+def test_tiny_fast_puck_seen_from_high_above_is_found(kit):
+    """A 7.6 cm puck 1.4 px across (a camera 45 m above the ice) shot at 20 m/s: its dark dot
+    covers whole pixels, far more ink than its geometric area, and it is still a puck."""
+    v = np.array([-20.0, 1.0, 0.0])
+    from vision.sim.camera import Camera
+
+    cam = Camera.from_look_at([0.0, -2.0, 45.0], (0.0, 0.0, 0.0), 110.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    frames = []
+    for k in range(3):
+        img = drawer.base.copy()
+        xyz = np.array([-2.0, 0.3, PUCK_Z]) + v * k / FPS
+        drawer.puck(img, xyz)
+        frames.append((img, cam, xyz))
+    scale = _plane_cam(cam).ground_scale_px_per_m(frames[-1][2][None, :2])[0]
+    assert 0.0762 * scale < 1.6  # the puck is under two pixels across
+    det = _detect(kit, frames)
+    xyz = frames[-1][2]
+    assert len(det) >= 1
+    d = np.linalg.norm(det.data["xy_rink_m"] - xyz[:2], axis=1)
+    assert d.min() < 0.15
