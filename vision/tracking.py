@@ -29,7 +29,9 @@ constant-velocity Kalman filter per track, Hungarian assignment
 (``scipy.optimize.linear_sum_assignment``) on ground distance with a gate and a
 penalty for a jersey-colour mismatch, ByteTrack's two-stage idea (confident
 detections first, then weak ones for the tracks left over), tentative tracks
-confirmed after a few hits, and coasting through short occlusions. Association
+confirmed after a few hits, and coasting through short occlusions. Players are
+detected on keyframes (``PLAYER_DETECT_HZ`` a second; the puck every frame) and
+their tracks predicted in between. Association
 in rink metres rather than image IoU makes it indifferent to camera pans and
 zooms. (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
 old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.)
@@ -263,7 +265,7 @@ class PlayerTracker:
             for a, ti in enumerate(free_tracks):
                 tr = self.tracks[ti]
                 d = np.linalg.norm(xy[det_idx] - tr.kf.xy, axis=1)
-                # Grows while coasting (by 2 m/s of unseen acceleration per frame's interval).
+                # Grows while coasting: 2 m/s × one frame interval per frame coasted (at most 10).
                 gate = self.gate_m + 0.5 * min(tr.misses * self.update_every, 10) * self.dt * 4.0
                 tt = tr.votes.team
                 pen = np.array([self.team_penalty_m if (tt and teams[j] and teams[j] != tt) else 0.0
