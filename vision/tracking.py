@@ -978,9 +978,7 @@ class FrameTracker:
                 except (np.linalg.LinAlgError, ValueError, cv2.error):
                     cam = scene = None  # a degenerate homography: this frame is unmeasurable
         if scene is None:
-            self._since_players += 1
-            if self._since_players >= self.player_every:  # a keyframe with nothing seen
-                self._since_players = 0
+            if self._keyframe():  # a keyframe with nothing seen
                 self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
             self._earlier.clear()
@@ -989,9 +987,7 @@ class FrameTracker:
         v_full = max_channel(frame_bgr)
         lens_map = _lens_mapper(calib)
         dets = None
-        self._since_players += 1
-        if self._since_players >= self.player_every:  # a keyframe: detect (else predicted only)
-            self._since_players = 0
+        if self._keyframe():  # detect (else the tracks are predicted only)
             dets, team_votes = self.player_detector.detect(scene)
             if lens_map is not None and len(dets):
                 dets.data["contact_rink_m"] = lens_map(dets.data["contact_xy_px"], cam, 0.0)
@@ -1036,6 +1032,14 @@ class FrameTracker:
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks)
 
     # ----------------------------------------------------------------- helpers
+    def _keyframe(self) -> bool:
+        """Count this frame; True on every ``player_every``-th (players are detected there)."""
+        self._since_players += 1
+        if self._since_players < self.player_every:
+            return False
+        self._since_players = 0
+        return True
+
     def _peaks(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
                roi: tuple[int, int, int, int] | None) -> Detections:
         """Dark-peak proposals not already among ``cands`` (farther than 0.6 puck widths + 1.5 px)."""
