@@ -36,13 +36,13 @@ def main(argv: list[str] | None = None) -> int:
 
         from calibration.concurrency import use_side_thread
         from calibration.registration import Calibrator
-
-        # Beside the vision stage a second calibration thread only takes the vision's core.
-        use_side_thread(os.environ.get("RFV_CALIBRATION_SIDE_THREAD", "0") == "1")
         from calibration.rink import RinkModel
         from rulesfromvideo.game import GameDescriptor
         from rulesfromvideo.pipeline import calibrate_frames
         from vision.video import iter_frames
+
+        # Beside the vision stage a second calibration thread only takes the vision's core.
+        use_side_thread(os.environ.get("RFV_CALIBRATION_SIDE_THREAD", "0") == "1")
 
         profile = None
         if args.camera_profile:

@@ -67,7 +67,7 @@ class RinkGeometryCache:
         self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
             (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
         ]
-        # Every ring's vertices, for projecting without clipping (``project_rings``).
+        # Every ring's vertices, for projecting without clipping (``RingSet.project``).
         self.ice_rings = RingSet.of(self.ice)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;

@@ -283,12 +283,12 @@ class PuckDetector:
             # (a blue spot on a red line) blend into dark-looking but far lighter pixels.
             min_v = float(v[ya:yb, xa:xb][lab_i].min())
             absdark = float(np.clip((1.0 - min_v / max(scene.ice_v_full, 1.0) - 0.45) / 0.35, 0.0, 1.0))
-            # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
-            # unlike a tinted stick blade or dark jersey trim.
-            # (A blob under the minimum score even if neutral is not worth the colour test.)
+            # A blob under the minimum score even if perfectly neutral is not worth the colour test.
             bound = (0.35 + 0.65 * contrast) * absdark * size_score * compact
             if bound < cfg.min_score:
                 continue
+            # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
+            # unlike a tinted stick blade or dark jersey trim.
             px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
             neutral = 1.0
             if px is not None and len(px):
@@ -378,16 +378,16 @@ def connected_components(mask: np.ndarray):
 _KERNEL_1X3 = np.ones((1, 3), np.uint8)
 
 
+#: Smallest footprint (diameter, px) over which a puck's darkness is expected (``ink_area_px``).
+MIN_INK_DIAMETER_PX = 2.5
+
+
 def ink_area_px(area_px: np.ndarray) -> np.ndarray:
     """The area over which a puck's darkness ("ink") is expected, px²: its own image area (N,),
     but at least that of a disc ``MIN_INK_DIAMETER_PX`` across. A puck under two pixels across
     is smeared over whole pixels by resampling, sharpening and compression, and its measured ink
     is far above its geometric area's (a 1.4 px puck seen from 45 m up: 3.6×)."""
     return np.maximum(area_px, 0.25 * np.pi * MIN_INK_DIAMETER_PX ** 2)
-
-
-#: Smallest footprint (diameter, px) over which a puck's darkness is expected (``ink_area_px``).
-MIN_INK_DIAMETER_PX = 2.5
 
 
 def max_channel(img_bgr: np.ndarray) -> np.ndarray:
