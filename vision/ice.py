@@ -67,8 +67,12 @@ class RinkGeometryCache:
         self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
             (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
         ]
+        # The face-off and centre spots and the L marks lie in their circle's hole, which the
+        # group fill paints with 0 after the exteriors: they are missing from the group masks.
+        self.in_holes = unary_union([m.geometry for m in rink.markings if m.kind in ("spot", "faceoff_l")])
         # Every ring's vertices, for projecting without clipping (``RingSet.project``).
         self.ice_rings = RingSet.of(self.ice)
+        self.in_hole_rings = RingSet.of(self.in_holes)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
@@ -142,6 +146,9 @@ class IceScene:
         marking_ycc: observed YCrCb colour per marking group (rgb key → (3,) or None).
         any_marking_mask: (h, w) uint8 0/255, ``marking_mask`` plus markings thinner than a
             work pixel (drawn as outlines), dilated by the slack; None where not built.
+        in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
+            ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
+            where not built.
     """
 
     cam: PlaneCamera
@@ -159,6 +166,7 @@ class IceScene:
     small_bgr: np.ndarray
     any_marking_mask: np.ndarray | None = None
     marking_ycc: dict = field(default_factory=dict)
+    in_hole_mask: np.ndarray | None = None
 
     @property
     def ok(self) -> bool:
@@ -255,7 +263,7 @@ def build_ice_scene(
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
     key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px)
     if geom.last_key == key:  # a fixed camera: the projected rink is the same as last frame
-        ice_mask, group_masks, marking_dil, ice_mask_full, any_marking = geom.last_masks
+        ice_mask, group_masks, marking_dil, ice_mask_full, any_marking, in_hole = geom.last_masks
     else:
         work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None,
                                w, h)
@@ -290,8 +298,11 @@ def build_ice_scene(
         for _, rings in group_rings:
             fill_rings(any_marking, rings, 255, outline=True)
         any_marking = cv2.dilate(any_marking & ice_mask, kernel)
+        in_hole = fill_rings(np.zeros((h, w), np.uint8), rings_in_image(geom.in_hole_rings, geom.in_holes), 255)
+        in_hole = cv2.dilate(in_hole & ice_mask, kernel)
         ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
-        geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full, any_marking)
+        geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full, any_marking,
+                                                in_hole)
 
     # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
     # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
@@ -377,5 +388,6 @@ def build_ice_scene(
         foreground=foreground,
         ice_v_full=ice_v_full,
         marking_ycc=marking_ycc,
+        in_hole_mask=in_hole,
     )
 

@@ -11,7 +11,8 @@ Method (work resolution of the ice model, usually half the frame):
    colour of the line he sits on (the line would otherwise cut him in two); a
    small closing fills jersey numbers.
 3. Connected components, kept when their area is plausible for a seated player
-   at that spot (expected size from the camera recovered from the homography).
+   at that spot (expected size from the camera recovered from the homography)
+   not counting the face-off spots and L marks they cover.
 4. Merged blobs (players side by side) are split at the emptiest column when
    the blob is much wider than one sledge at that distance and its column
    profile has a clear valley.
@@ -149,6 +150,11 @@ class PlayerDetector:
                 top, bot = int(rows[0]), int(rows[-1])
                 cols = np.nonzero(sub.any(axis=0))[0]
                 a = int(sub.sum())
+                # Face-off spots and L marks are foreground (the ice model does not know their
+                # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
+                # player: only the blob's pixels off them count towards a player's area.
+                a_paint = 0 if scene.in_hole_mask is None else \
+                    int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
                 contact_work = self._contact(sub, px0, y)
                 contact_full = scene.to_full(contact_work)
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
@@ -157,7 +163,7 @@ class PlayerDetector:
                 if steep_view(scene.cam, contact_rink)[0]:
                     contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink)
                 exp_area, exp_w = self._expected(scene, contact_rink)
-                if a < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
+                if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
                 exp_h = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s

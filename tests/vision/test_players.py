@@ -164,3 +164,20 @@ def test_overhead_view_of_the_whole_rink_finds_no_players_in_its_wide_lines(kit)
     for pid, (xy, _, _) in players.items():
         _, d = _nearest(det, xy)
         assert d < 1.0, (pid, d)
+
+
+def test_an_end_zone_face_off_spot_seen_from_above_is_not_a_player(kit):
+    # A 60 cm red spot and its L marks lie in the hole of their face-off circle; from above the
+    # spot is as large as a seated player, in the home jersey's red (two tuning overhead clips once
+    # called offside on a "home player" sitting there all clip). A player on the spot is still one.
+    s = kit.rink.spec
+    spot = (s.end_spot_x_m, s.end_spot_y_m)
+    cam = type(kit.cam).from_look_at([spot[0] - 2.0, spot[1] - 3.0, 25.0], [spot[0], spot[1], 0.0], 60.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    det, _, _, _ = _detect(kit, {2: ((spot[0] - 6.0, spot[1] - 2.0), 0.5, AWAY)}, cam=cam, drawer=drawer)
+    assert len(det) == 1
+    assert _nearest(det, spot)[1] > 3.0
+    det, teams, _, _ = _detect(kit, {1: (spot, 0.2, HOME)}, cam=cam, drawer=drawer)
+    assert len(det) == 1
+    k, d = _nearest(det, spot)
+    assert d < 0.8 and teams[k].team == "home"
