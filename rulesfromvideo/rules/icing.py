@@ -234,7 +234,7 @@ def _recorded_contact(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | Non
     k_sh = int(obs.touch_player[f])
     ev: dict[str, Any] = {}
     opponent_in_reach = False
-    if rel is not None and not rel.seen and f < rel.i0 - 2 and not _touched_in_flight(obs, rel, c):
+    if rel is not None and not rel.seen and f < rel.i0 - 2 and not _touched_in_flight(obs, rel, c.i):
         # The puck was unseen between this touch and its last flight: whoever could
         # reach the flight's backward path may have played it since.
         teams = {str(obs.player_team[k]) for k in rel.players}
@@ -270,20 +270,55 @@ def _recorded_contact(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | Non
                     fo, evidence=ev)
 
 
-def _flight(ctx: RuleContext, c) -> Release | None:
+def _flight(ctx: RuleContext, i_end: int) -> Release | None:
+    """The puck's straight flight that reaches frame index ``i_end`` (``flight_release``)."""
     spec = ctx.rink.spec
     r = ctx.puck_radius_m
-    return flight_release(ctx.obs, c.i, spec.length_m / 2 - r, spec.width_m / 2 - r)
+    return flight_release(ctx.obs, i_end, spec.length_m / 2 - r, spec.width_m / 2 - r)
 
 
-def _touched_in_flight(obs, rel: Release, c) -> bool:
-    """Whether a touch is recorded on the flight (from two frames before its start to the crossing)."""
+def _touches_in_flight(obs, rel: Release, i_end: int) -> np.ndarray:
+    """Frame indices of the touches on the flight (two frames before its start to ``i_end``)."""
     tf = obs.touch_frames()
-    return bool(np.any((tf >= rel.i0 - 2) & (tf <= c.i)))
+    return tf[(tf >= rel.i0 - 2) & (tf <= i_end)]
 
 
-def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Contact | None:
-    """The contact from the flight alone, when no touch of the shot was recorded.
+def _touched_in_flight(obs, rel: Release, i_end: int) -> bool:
+    """Whether a touch is recorded on the flight (from two frames before its start to ``i_end``)."""
+    return bool(len(_touches_in_flight(obs, rel, i_end)))
+
+
+def _contact_before_deflection(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | None) -> _Contact | None:
+    """905 a + d3: the contact of a shot out of sight that an opponent deflected in view.
+
+    The flight that crosses the goal line starts at touches of the defending team only, the
+    first of which left the puck fast and uncontrolled (a deflection, ``_opponent_touches``).
+    The shot's contact then lies on the flight before that touch, found from that flight alone
+    (``_release_contact``), and the deflection is 905 d3's touch. Without this the deflecting
+    opponent would be the only one who could have shot the puck, and no event would be given.
+    """
+    obs = ctx.obs
+    if rel is None:
+        return None
+    touches = _touches_in_flight(obs, rel, c.i)
+    if not len(touches) or any(obs.player_team[int(obs.touch_player[f])] != dfn for f in touches):
+        return None
+    f_d = int(touches[0])
+    deflected, controlled = _opponent_touches(obs, f_d - 1, c.i + 1, dfn)
+    if controlled or not deflected or f_d < 2:
+        return None
+    con = _release_contact(ctx, sh, f_d - 1, _flight(ctx, f_d - 1))
+    if con is None:
+        return None
+    con.deflected = True
+    con.evidence["deflected_by"] = obs.player_ids[int(obs.touch_player[f_d])]
+    con.evidence["deflection_frame"] = int(obs.frame[f_d])
+    return con
+
+
+def _release_contact(ctx: RuleContext, sh: str, i_end: int, rel: Release | None) -> _Contact | None:
+    """The contact from the flight ``rel`` (reaching frame index ``i_end``) alone, when no touch
+    of the shot was recorded.
 
     The puck was shot out of sight (under the shooter's body, or before the camera
     saw it): the contact lies on the flight's backward path (``flight_release``).
@@ -293,7 +328,7 @@ def _release_contact(ctx: RuleContext, sh: str, c, rel: Release | None) -> _Cont
     obs = ctx.obs
     if rel is None:
         return None
-    if _touched_in_flight(obs, rel, c):
+    if _touched_in_flight(obs, rel, i_end):
         return None  # a recorded touch during the flight: it is the contact or a deflection
     teams = {str(obs.player_team[k]) for k in rel.players}
     shooter = rel.players[0] if teams == {sh} and len(rel.players) == 1 else None
@@ -326,10 +361,12 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
     r = ctx.puck_radius_m
     if controller_at(obs, c.i) is not None:
         return None  # carried over the goal line, not shot
-    rel = _flight(ctx, c)
+    rel = _flight(ctx, c.i)
     con = _recorded_contact(ctx, sh, dfn, c, rel, names)
     if con is None:
-        con = _release_contact(ctx, sh, c, rel)
+        con = _release_contact(ctx, sh, c.i, rel)
+    if con is None:
+        con = _contact_before_deflection(ctx, sh, dfn, c, rel)
     if con is None or con == "controlled":
         return None  # no shot by this team, or the defending team played it
     # 905 a: the contact lies in [t_lo, t_hi]; earlier is deeper in the shooter's half.

@@ -176,6 +176,27 @@ def test_905_unseen_shooter_is_never_icing_but_d2_still_waves_it_off():
     assert e["evidence"]["contact_interval_s"][0] == pytest.approx(0.0)  # back to the clip's start
 
 
+def test_905_d3_unseen_shot_deflected_by_an_opponent_is_waved_off():
+    """905 a + d3: the shot is out of sight and no touch is recorded; an opponent deflects the
+    puck in view (a kink next to him). The contact is on the flight before the deflection, not
+    the deflection itself (which would make the opponent the shooter): waved off."""
+    c = unseen_release_clip()
+    x_at = -10.0 + 20.0 * (38 / 30.0 - 0.5)
+    base = c.puck
+
+    def puck(t):
+        p = base(t)
+        return None if p is None else (p[0], p[1] + (2.0 * (t - 38 / 30.0) if t > 38 / 30.0 else 0.0))
+    c.puck = puck
+    c.player(22, "away", still(x_at, 5.9))
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "touched_by_opponent"
+    assert e["evidence"]["shooter"] == 1 and e["team"] == "home"
+    (x_lo, _), (x_hi, _) = e["evidence"]["contact_interval_xy_rink_m"]
+    # the shooter's reach, as without the deflection (test_905_a_contact_of_an_unseen_shot_...)
+    assert x_lo == pytest.approx(-20.0 + 2 * 10 / 3, abs=0.02) and x_hi == pytest.approx(-20.0 + 2 * 17 / 3, abs=0.02)
+
+
 SPONGE = [
     # (clause, game fields, expected verdict or None for no event, exception)
     ("1 b: icing will be called in the final minute of the second half",
