@@ -73,11 +73,34 @@ class RinkGeometryCache:
         # Every ring's vertices, for projecting without clipping (``RingSet.project``).
         self.ice_rings = RingSet.of(self.ice)
         self.in_hole_rings = RingSet.of(self.in_holes)
+        self.goal_nets_rink_m = goal_nets_rink_m(rink.spec)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
         self.last_key: tuple | None = None
         self.last_masks: tuple | None = None
+
+
+# A player's seat found this far behind the goal line, within the goal's base (plus the margin),
+# is the goal frame and net seen standing up, not a player (no sledge fits in the net).
+NET_BEHIND_LINE_M = 0.2
+NET_MARGIN_M = 0.2
+
+
+def goal_nets_rink_m(spec) -> Polygon:
+    """Where the goals stand on the ice, m: each frame's base (a half-ellipse from the posts to
+    ``goal_depth_m`` behind the goal line, 218 c) widened by ``NET_MARGIN_M`` and cut
+    ``NET_BEHIND_LINE_M`` behind the goal line, so a goalkeeper on the line stays outside."""
+    y_post = spec.goal_post_gap_m / 2 + spec.goal_post_diameter_m / 2
+    th = np.linspace(0.0, np.pi, 25)
+    nets = []
+    for e in (1.0, -1.0):
+        x0 = e * spec.goal_line_x_m
+        base = Polygon(np.c_[x0 + e * spec.goal_depth_m * np.sin(th), -y_post * np.cos(th)]).buffer(NET_MARGIN_M)
+        x_cut = x0 + e * NET_BEHIND_LINE_M
+        behind = Polygon([(x_cut, -50.0), (x_cut + e * 50.0, -50.0), (x_cut + e * 50.0, 50.0), (x_cut, 50.0)])
+        nets.append(base.intersection(behind))
+    return unary_union(nets)
 
 
 @dataclass
@@ -146,6 +169,7 @@ class IceScene:
         marking_ycc: observed YCrCb colour per marking group (rgb key → (3,) or None).
         any_marking_mask: (h, w) uint8 0/255, ``marking_mask`` plus markings thinner than a
             work pixel (drawn as outlines), dilated by the slack; None where not built.
+        goal_nets_rink_m: the goals' bases on the ice (``goal_nets_rink_m``), rink m; None: unknown.
         in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
             ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
             where not built.
@@ -167,6 +191,7 @@ class IceScene:
     any_marking_mask: np.ndarray | None = None
     marking_ycc: dict = field(default_factory=dict)
     in_hole_mask: np.ndarray | None = None
+    goal_nets_rink_m: Polygon | None = None
 
     @property
     def ok(self) -> bool:
@@ -389,5 +414,6 @@ def build_ice_scene(
         ice_v_full=ice_v_full,
         marking_ycc=marking_ycc,
         in_hole_mask=in_hole,
+        goal_nets_rink_m=geom.goal_nets_rink_m,
     )
 

@@ -12,7 +12,8 @@ Method (work resolution of the ice model, usually half the frame):
    small closing fills jersey numbers.
 3. Connected components, kept when their area is plausible for a seated player
    at that spot (expected size from the camera recovered from the homography)
-   not counting the face-off spots and L marks they cover.
+   not counting the face-off spots and L marks they cover, and not standing in a goal
+   (``vision.ice.goal_nets_rink_m``).
 4. Merged blobs (players side by side) are split at the emptiest column when
    the blob is much wider than one sledge at that distance and its column
    profile has a clear valley.
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+import shapely
 
 from vision.detections import PLAYER, Detections
 from vision.ice import IceScene
@@ -162,6 +164,9 @@ class PlayerDetector:
                     continue
                 if steep_view(scene.cam, contact_rink)[0]:
                     contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink)
+                if scene.goal_nets_rink_m is not None and \
+                        shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
+                    continue  # the goal frame and net, standing up from the ice like a player
                 exp_area, exp_w = self._expected(scene, contact_rink)
                 if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue

@@ -181,3 +181,18 @@ def test_an_end_zone_face_off_spot_seen_from_above_is_not_a_player(kit):
     assert len(det) == 1
     k, d = _nearest(det, spot)
     assert d < 0.8 and teams[k].team == "home"
+
+
+def test_nothing_standing_in_a_goal_is_a_player(kit):
+    # The goal frame and net stand up from the ice like a seated player and are red like the home
+    # jerseys: on 13 simulated broadcast clips every "player" whose seat was found in a goal's
+    # base was the goal. Drawn here as a player sitting in the net (218 c: the frame reaches
+    # goal_depth_m behind the goal line); the goalkeeper on the line in front of it stays.
+    s = kit.rink.spec
+    cam = kit.make_camera(target=(s.goal_line_x_m - 2.0, 0.0, 0.0))
+    drawer = kit.Drawer(kit.rink, cam)
+    in_net = (s.goal_line_x_m + 0.6, 0.0)
+    goalkeeper = (s.goal_line_x_m - 0.5, 0.2)
+    det, _, _, _ = _detect(kit, {1: (in_net, np.pi / 2, HOME), 2: (goalkeeper, np.pi, AWAY)}, cam=cam, drawer=drawer)
+    assert len(det) == 1
+    assert _nearest(det, goalkeeper)[1] < 0.8
