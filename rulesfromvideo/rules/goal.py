@@ -19,7 +19,11 @@ puck at the post gets a call, or ``inconclusive``, rather than silence):
   (``z + thickness / 2 < 1.22``); without ``z`` the evidence says the crossbar
   was not checked;
 * a puck crossing the line from the outer side (behind the net) is ``no_goal``
-  with evidence ``from_behind``.
+  with evidence ``from_behind``;
+* a puck lost from view in front of the goal mouth while moving into it (behind a
+  goalkeeper's pad, through the net in front of a goal camera) may have arrived unseen:
+  when the line lies within its reach at its last speed before it is measured again, that
+  is an arrival too, ``inconclusive`` at the instant it could first have reached the line.
 
 Odd input (puck missing around the line, NaNs) gives ``inconclusive``, never an error.
 """
@@ -75,17 +79,88 @@ def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
         for c in down_crossings(depth, obs.t_s, rearm):
             if at_mouth(c):
                 arrivals.append((c.t_s, "behind", c))
+        seen_t = [a[0] for a in arrivals]
+        seen_again: dict[int, int] = {}  # lost arrival's frame -> frame the puck is measured again
+        for t_arr, c, k_back in _lost_arrivals(ctx, end, lead):
+            if not any(obs.t_s[c.i] <= ts <= obs.t_s[k_back] for ts in seen_t):
+                arrivals.append((t_arr, "lost", c))
+                seen_again[c.i] = k_back
         arrivals.sort(key=lambda a: a[0])
         busy_until = -np.inf
         for ta, how, c in arrivals:
             if ta < busy_until:
                 continue  # still the previous arrival's visit to the goal mouth
-            after = np.nonzero((np.arange(obs.n_frames) > c.i + 1) & (lead < -rearm))[0]
+            if how == "lost":
+                out.append(_lost_event(ctx, att, c, seen_again[c.i], lead))
+            # The visit lasts until the puck is back in front of the line (seen again, for a lost one).
+            k0 = seen_again[c.i] if how == "lost" else c.i + 1
+            after = np.nonzero((np.arange(obs.n_frames) > k0) & (lead < -rearm))[0]
             k_end = int(after[0]) if len(after) else obs.n_frames - 1
             busy_until = float(obs.t_s[k_end])
-            out.append(_evaluate(ctx, end, att, how, c, k_end, depth, lead))
+            if how != "lost":
+                out.append(_evaluate(ctx, end, att, how, c, k_end, depth, lead))
     out.sort(key=lambda e: e["t"])
     return out
+
+
+# A puck unmeasured for fewer frames than this is bridged by the track itself.
+LOST_MIN_FRAMES = 3
+# Its speed towards the line before it was lost, from up to this many frames back.
+LOST_SPEED_FRAMES = 3
+
+
+def _lost_arrivals(ctx: RuleContext, end: int, lead: np.ndarray) -> list[tuple[float, Crossing, int]]:
+    """Arrivals at the goal line that the footage may have hidden (906 1).
+
+    The puck, last measured on frame ``a`` short of the line (``lead`` < 0) and moving
+    towards it, goes unmeasured until frame ``b`` (or the clip's end) for at least
+    ``LOST_MIN_FRAMES``; at its speed then it could reach the line's inner edge before ``b``,
+    between the posts (within K sigma).
+
+    Returns:
+        (instant it could first have arrived, s; Crossing on frame ``a``; frame ``b`` or the
+        last frame) for each such gap.
+    """
+    obs = ctx.obs
+    p = obs.puck_xy_rink_m
+    m = np.flatnonzero(obs.puck_measured & np.isfinite(lead))
+    out = []
+    for n, a in enumerate(m):
+        b = int(m[n + 1]) if n + 1 < len(m) else obs.n_frames - 1
+        if b - a < LOST_MIN_FRAMES or not lead[a] < 0:
+            continue
+        prev = m[(m < a) & (m >= a - LOST_SPEED_FRAMES)]
+        if not len(prev):
+            continue
+        j = int(prev[0])
+        v = (p[a] - p[j]) / (obs.t_s[a] - obs.t_s[j])
+        v_in = end * float(v[0])
+        if not v_in > 0:
+            continue
+        t_arr = float(obs.t_s[a]) - float(lead[a]) / v_in
+        if t_arr > obs.t_s[b]:
+            continue  # too slow to reach the line before it is seen again
+        y_arr = float(p[a, 1] + v[1] * (t_arr - obs.t_s[a]))
+        if abs(y_arr) >= ctx.post_inner_y_m + K_SIGMA * float(obs.sigma_smoothed_m[a]):
+            continue
+        out.append((t_arr, Crossing(int(a), 0.0, t_arr), b))
+    return out
+
+
+def _lost_event(ctx: RuleContext, att: str, c: Crossing, k_back: int, lead: np.ndarray) -> dict[str, Any]:
+    """The ``inconclusive`` goal of a puck lost moving into the goal mouth (``_lost_arrivals``)."""
+    obs = ctx.obs
+    a = c.i
+    ev: dict[str, Any] = {
+        "reason": "puck lost from view moving into the goal mouth: it may have crossed the line unseen",
+        "last_seen_frame": int(obs.frame[a]), "seen_again_frame": int(obs.frame[k_back]),
+        "distance_to_line_m": -float(lead[a]), "puck_xy_rink_m": obs.puck_xy_rink_m[a],
+        "decisive_frame": int(obs.frame[a])}
+    lt = last_touch_before(obs, a)
+    if lt is not None:
+        k = int(obs.touch_player[lt])
+        ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
+    return make_event(obs, "goal", c.t_s, att, "inconclusive", None, np.inf, "906 1", ev)
 
 
 def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,

@@ -344,6 +344,45 @@ def test_906_puck_at_the_post_is_an_arrival_not_silence(y):
     assert of_type(goal_clip(0.3, y=0.915 + 0.06).run(detection_sigma_m=0.015), "goal") == []
 
 
+def _lost_clip(depth, hidden_from_s=0.55, hidden_to_s=1.6, y=0.2):
+    """``goal_clip`` whose puck is hidden (a goalkeeper's pad, the net in front of a goal camera)
+    from ``hidden_from_s`` (at 20 + 8 t m) to ``hidden_to_s``; it then comes back out towards
+    the slot at 2 m/s from where it stopped."""
+    c = goal_clip(depth, y=y)
+    base = c.puck
+    t_back = hidden_to_s
+
+    def puck(t):
+        if hidden_from_s <= t < hidden_to_s:
+            return None
+        if t >= t_back:
+            x, yy = base(t_back)
+            return (x - 2.0 * (t - t_back), yy)
+        return base(t)
+    c.puck = puck
+    return c
+
+
+@pytest.mark.parametrize("depth", [0.05, -0.05])
+def test_906_puck_lost_moving_into_the_goal_mouth_is_inconclusive_not_silence(depth):
+    """906 1: the puck, last seen 1.1 m short of the goal line between the posts and moving
+    into the goal at 8 m/s, is hidden for a second; it may have entirely crossed the line
+    unseen, or not (the same footage whether it stopped 5 cm in or 5 cm short). The judge gets
+    an ``inconclusive`` goal at the instant it could first have arrived, not silence."""
+    g = of_type(_lost_clip(depth).run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive"
+    assert "lost" in g[0]["evidence"]["reason"]
+    # last seen at t = 16/30 s (x = 24.27 m): its leading edge reaches the line's inner edge
+    # (25.975 m) 1.71 m / 8 m/s later
+    assert g[0]["t"] == pytest.approx(16 / 30 + (25.975 - (20.0 + 8.0 * 16 / 30) - R) / 8.0, abs=0.02)
+
+
+def test_906_puck_lost_wide_of_the_posts_or_moving_away_gives_no_event():
+    """906 1: only a puck that could arrive between the posts is a possible goal."""
+    assert of_type(_lost_clip(0.05, y=1.6).run(), "goal") == []
+    assert of_type(_lost_clip(0.05, hidden_from_s=1.7, hidden_to_s=1.9).run(), "goal")[0]["verdict"] == "goal"
+
+
 def _crease_clip(blades, footprint):
     c = goal_clip(0.3)
     c.player(2, "home", blades, footprint=footprint)
