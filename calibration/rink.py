@@ -365,6 +365,17 @@ class RinkModel:
         x = e * self.spec.goal_line_x_m
         return np.array([[x, -y], [x, y]])
 
+    def goal_base_xy(self, end, n_arc: int = 12) -> np.ndarray:
+        """The goal frame's base on the ice at ``end``: (n_arc + 1, 2) points, m, a half-ellipse
+        from one post's axis to the other reaching ``goal_depth_m`` behind the goal line
+        (218 c; the shape is approximate, the depth and the posts exact)."""
+        e = _end_sign(end)
+        s = self.spec
+        x0 = e * s.goal_line_x_m
+        y_post = s.goal_post_gap_m / 2 + s.goal_post_diameter_m / 2
+        th = np.linspace(0.0, math.pi, n_arc + 1)
+        return np.stack([x0 + e * s.goal_depth_m * np.sin(th), -y_post * np.cos(th)], axis=1)
+
     def goal_frame_segments(self, end, n_arc: int = 12) -> list[tuple[np.ndarray, np.ndarray]]:
         """Goal frame as 3D segments along the tube axes, rink metres.
 
@@ -389,8 +400,7 @@ class RinkModel:
         for y in (-y_post, y_post):
             segs.append((_pt(x0, y, 0.0), _pt(x0, y, z_bar)))
         segs.append((_pt(x0, -y_post, z_bar), _pt(x0, y_post, z_bar)))
-        th = np.linspace(0.0, math.pi, n_arc + 1)
-        base = [_pt(x0 + e * s.goal_depth_m * math.sin(t), -y_post * math.cos(t), 0.0) for t in th]
+        base = [_pt(x, y, 0.0) for x, y in self.goal_base_xy(end, n_arc)]
         segs += list(zip(base[:-1], base[1:]))
         shelf = 0.4 * s.goal_depth_m
         for y in (-y_post, y_post):

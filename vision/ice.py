@@ -73,7 +73,7 @@ class RinkGeometryCache:
         # Every ring's vertices, for projecting without clipping (``RingSet.project``).
         self.ice_rings = RingSet.of(self.ice)
         self.in_hole_rings = RingSet.of(self.in_holes)
-        self.goal_nets_rink_m = goal_nets_rink_m(rink.spec)
+        self.goal_nets_rink_m = goal_nets_rink_m(rink)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
@@ -87,17 +87,14 @@ NET_BEHIND_LINE_M = 0.2
 NET_MARGIN_M = 0.2
 
 
-def goal_nets_rink_m(spec) -> Polygon:
-    """Where the goals stand on the ice, m: each frame's base (a half-ellipse from the posts to
-    ``goal_depth_m`` behind the goal line, 218 c) widened by ``NET_MARGIN_M`` and cut
-    ``NET_BEHIND_LINE_M`` behind the goal line, so a goalkeeper on the line stays outside."""
-    y_post = spec.goal_post_gap_m / 2 + spec.goal_post_diameter_m / 2
-    th = np.linspace(0.0, np.pi, 25)
+def goal_nets_rink_m(rink) -> Polygon:
+    """Where the goals stand on the ice, m: each frame's base (``RinkModel.goal_base_xy``, 218 c)
+    widened by ``NET_MARGIN_M`` and cut ``NET_BEHIND_LINE_M`` behind the goal line, so a
+    goalkeeper on the line stays outside."""
     nets = []
-    for e in (1.0, -1.0):
-        x0 = e * spec.goal_line_x_m
-        base = Polygon(np.c_[x0 + e * spec.goal_depth_m * np.sin(th), -y_post * np.cos(th)]).buffer(NET_MARGIN_M)
-        x_cut = x0 + e * NET_BEHIND_LINE_M
+    for e in (1, -1):
+        base = Polygon(rink.goal_base_xy(e, n_arc=24)).buffer(NET_MARGIN_M)
+        x_cut = e * (rink.spec.goal_line_x_m + NET_BEHIND_LINE_M)
         behind = Polygon([(x_cut, -50.0), (x_cut + e * 50.0, -50.0), (x_cut + e * 50.0, 50.0), (x_cut, 50.0)])
         nets.append(base.intersection(behind))
     return unary_union(nets)

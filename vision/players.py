@@ -152,11 +152,6 @@ class PlayerDetector:
                 top, bot = int(rows[0]), int(rows[-1])
                 cols = np.nonzero(sub.any(axis=0))[0]
                 a = int(sub.sum())
-                # Face-off spots and L marks are foreground (the ice model does not know their
-                # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
-                # player: only the blob's pixels off them count towards a player's area.
-                a_paint = 0 if scene.in_hole_mask is None else \
-                    int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
                 contact_work = self._contact(sub, px0, y)
                 contact_full = scene.to_full(contact_work)
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
@@ -168,6 +163,11 @@ class PlayerDetector:
                         shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
                     continue  # the goal frame and net, standing up from the ice like a player
                 exp_area, exp_w = self._expected(scene, contact_rink)
+                # Face-off spots and L marks are foreground (the ice model does not know their
+                # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
+                # player: only the blob's pixels off them count towards a player's area.
+                a_paint = 0 if scene.in_hole_mask is None else \
+                    int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
                 if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.

@@ -338,7 +338,7 @@ class PuckDetector:
                 score *= cfg.joined_factor
                 if score < cfg.min_score:
                     continue
-            x, y, w, h, _ = stats[i]
+            w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
             rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink_all[k, 0], xy_rink_all[k, 1]))
         return rows_out
 

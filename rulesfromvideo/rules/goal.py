@@ -90,15 +90,13 @@ def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
         for ta, how, c in arrivals:
             if ta < busy_until:
                 continue  # still the previous arrival's visit to the goal mouth
-            if how == "lost":
-                out.append(_lost_event(ctx, att, c, seen_again[c.i], lead))
             # The visit lasts until the puck is back in front of the line (seen again, for a lost one).
             k0 = seen_again[c.i] if how == "lost" else c.i + 1
             after = np.nonzero((np.arange(obs.n_frames) > k0) & (lead < -rearm))[0]
             k_end = int(after[0]) if len(after) else obs.n_frames - 1
             busy_until = float(obs.t_s[k_end])
-            if how != "lost":
-                out.append(_evaluate(ctx, end, att, how, c, k_end, depth, lead))
+            out.append(_lost_event(ctx, att, c, seen_again[c.i], lead) if how == "lost"
+                       else _evaluate(ctx, end, att, how, c, k_end, depth, lead))
     out.sort(key=lambda e: e["t"])
     return out
 
