@@ -588,7 +588,7 @@ class Renderer:
             zb = s.goal_height_m + s.goal_post_diameter_m / 2
             shelf = 0.4 * s.goal_depth_m
             th = np.linspace(0.0, math.pi, 25)
-            arc = np.array([[x0 + e * s.goal_depth_m * math.sin(t), -yp * math.cos(t), 0.0] for t in th])
+            arc = np.c_[self.rink.goal_base_xy(e, n_arc=len(th) - 1), np.zeros(len(th))]
             tl, tr = np.array([x0 + e * shelf, -0.9 * yp, zb]), np.array([x0 + e * shelf, 0.9 * yp, zb])
             t_l = math.acos(0.9)
             il = int(np.searchsorted(th, t_l))
