@@ -3,7 +3,9 @@
 `analyze(video, game, out_dir)` streams the video once. Per frame it asks the
 calibration stage for `rink_from_image`, the vision stage for one
 `tracks.jsonl` record in rink metres, and appends both to their files (memory
-stays flat in video length). Calibration runs in a second process that decodes
+stays flat in video length; tracks records wait at most a few seconds in
+``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a carried
+puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
 the video itself and pipes its per-frame results (a few hundred bytes each)
 ahead (`calibrations`, `rulesfromvideo.calibration_worker`), so calibration and
 vision use two cores at once; each stage still sees every frame in order, so the
@@ -131,6 +133,7 @@ def analyze(
         profile = CameraProfile.load(camera_profile_path)
 
     from calibration.registration import Calibrator
+    from vision.possession import CarriedPuckFiller
     from vision.tracking import FrameTracker
 
     if parallel:
@@ -138,6 +141,9 @@ def analyze(
     else:
         calibs = calibrate_frames(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
     tracker = FrameTracker(rink, game, fps)
+    # A puck lost while carried is placed at its carrier's stick (measured: false); the
+    # filler holds records while the puck is unknown, at most a few seconds.
+    carried = CarriedPuckFiller(fps)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)
@@ -159,7 +165,8 @@ def analyze(
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
-                    tracks_fh.write(json.dumps(record) + "\n")
+                    for rec in carried.push(record):
+                        tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)
                 else:
@@ -171,6 +178,11 @@ def analyze(
                 # read, say so in run.json.
                 _write_run(out_dir, video_path, frames_done, n_frames, False, str(exc), t0)
                 raise AnalyzeError(f"{video_path}: {exc} (after {frames_done} frames)") from exc
+            finally:
+                # The records still held for a carried puck are written on every way out
+                # (the end, an error, Ctrl-C): no processed frame is lost.
+                for rec in carried.flush():
+                    tracks_fh.write(json.dumps(rec) + "\n")
     except KeyboardInterrupt:
         complete = False
     finally:

@@ -363,6 +363,7 @@ def track_video(
     Returns:
         {"frames", "seconds" (vision stage only, decode excluded), "fps"}.
     """
+    from vision.possession import CarriedPuckFiller
     from vision.tracking import FrameTracker
 
     video_path = Path(video_path)
@@ -381,6 +382,7 @@ def track_video(
     calib = _load_calibration(calibration_jsonl_or_results)
     fps = _video_fps(video_path)
     tracker = FrameTracker(rink, game, fps)
+    carried = CarriedPuckFiller(fps)  # as in ``analyze``: a carried puck at its carrier's stick
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     spent = 0.0
@@ -395,8 +397,14 @@ def track_video(
             spent += time.perf_counter() - t0
             rec = obs.to_record()
             rec["t"] = round(rec["t"], 6)
-            fh.write(json.dumps(rec) + "\n")
+            t0 = time.perf_counter()
+            ready = carried.push(rec)
+            spent += time.perf_counter() - t0
+            for out in ready:
+                fh.write(json.dumps(out) + "\n")
             n += 1
+        for out in carried.flush():
+            fh.write(json.dumps(out) + "\n")
     return {"frames": n, "seconds": spent, "fps": n / spent if spent > 0 else float("nan")}
 
 

@@ -1,0 +1,157 @@
+"""vision.possession: a carried puck placed at its carrier's stick, on hand-built records.
+
+Each case is a small play with a known truth: player 1's seat (blade midpoint) moves along
++x at 3 m/s with the puck on his stick at a fixed offset, then passes it at 15 m/s; the
+tracker (here: the records) loses the puck while it is carried and finds it a few frames
+after the pass.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from vision.possession import CarriedPuckFiller, fill_carried
+
+FPS = 30.0
+V_PASS = np.array([15.0, 0.0])  # m/s
+
+
+def seat1(f: int) -> np.ndarray:
+    return np.array([-5.0 + 3.0 * f / FPS, 2.0])
+
+
+def blades(seat: np.ndarray) -> list[list[float]]:
+    return [[float(seat[0]), float(seat[1]) + 0.125], [float(seat[0]), float(seat[1]) - 0.125]]
+
+
+def play(n: int, release: int, offset, others=((2, (10.0, -8.0)),), offset_before=None):
+    """(records with the true puck on every frame, the true puck (n, 2)).
+
+    Player 1 carries the puck at ``seat1 + offset`` (linearly from ``offset_before`` when
+    given) up to frame ``release``, then it slides at ``V_PASS``. ``others``: (id, static seat).
+    """
+    offset = np.asarray(offset, float)
+    o0 = offset if offset_before is None else np.asarray(offset_before, float)
+    truth = np.zeros((n, 2))
+    for f in range(n):
+        if f <= release:
+            w = f / release if release else 1.0
+            truth[f] = seat1(f) + (1 - w) * o0 + w * offset
+        else:
+            truth[f] = truth[release] + V_PASS * (f - release) / FPS
+    recs = []
+    for f in range(n):
+        players = [{"id": 1, "team": "home", "role": "skater", "blades": blades(seat1(f))}]
+        players += [{"id": pid, "team": "away", "role": "skater", "blades": blades(np.array(xy))} for pid, xy in others]
+        recs.append({"frame": f, "t": f / FPS, "puck": {"x": float(truth[f, 0]), "y": float(truth[f, 1]),
+                                                        "measured": True}, "players": players})
+    return recs, truth
+
+
+def hide(recs, frames):
+    out = copy.deepcopy(recs)
+    for f in frames:
+        out[f]["puck"] = None
+    return out
+
+
+def test_carried_from_the_clip_start_is_placed_at_the_passers_stick():
+    """The clip opens with the puck on player 1's stick, unseen; it is found 3 frames after his
+    pass. Traced back along the pass, the path leaves his reach at the release (frame 20):
+    frames 0-20 get his seat + the offset there, exactly the truth here (a rigid stick)."""
+    recs, truth = play(40, release=20, offset=(0.8, -0.6))
+    seen = hide(recs, range(23))
+    n = fill_carried(seen, FPS, clip_start=True)
+    assert n == 21
+    for f in range(21):
+        pk = seen[f]["puck"]
+        assert pk["measured"] is False
+        assert [pk["x"], pk["y"]] == pytest.approx(truth[f].tolist(), abs=1e-3)
+    assert seen[21]["puck"] is None and seen[22]["puck"] is None  # the pass before it was found
+    assert seen[23:] == recs[23:]
+
+
+def test_a_carry_between_a_reception_and_a_pass_interpolates_the_stick_offset():
+    """Seen on player 1's stick (frames 0-9), lost while he carries it (10-32), found after his
+    pass at frame 30: the offset goes linearly from the one at the last sighting to the one at
+    the release (0.8, 0.6) -> (0.6, -0.9), as the truth here."""
+    recs, truth = play(45, release=30, offset=(0.6, -0.9), offset_before=(0.8, 0.6))
+    seen = hide(recs, range(10, 33))
+    fill_carried(seen, FPS)
+    for f in range(10, 31):
+        assert [seen[f]["puck"]["x"], seen[f]["puck"]["y"]] == pytest.approx(truth[f].tolist(), abs=1e-3)
+    assert seen[31]["puck"] is None and seen[32]["puck"] is None
+
+
+def test_an_unseen_pass_to_another_player_is_not_filled():
+    """Seen on player 1's stick, found again leaving player 2's: it changed hands unseen, when
+    is unknown, so the gap stays unknown."""
+    recs, _ = play(45, release=30, offset=(0.6, -0.9), offset_before=(0.8, 0.6))
+    seen = hide(recs, range(10, 33))
+    for f in range(33, 45):  # the puck now comes off player 2's stick, far from player 1
+        seen[f]["puck"] = {"x": 8.0 + 15.0 * (f - 30) / FPS, "y": -7.0, "measured": True}
+    for f in range(45):
+        seen[f]["players"][1]["blades"] = blades(np.array([7.5, -7.8]))
+    assert fill_carried(seen, FPS) == 0
+    assert all(seen[f]["puck"] is None for f in range(10, 33))
+
+
+def test_a_release_two_players_could_have_made_is_not_attributed():
+    """Player 2 sits next to player 1's pass path, within reach of it: either may have passed."""
+    recs, _ = play(40, release=20, offset=(0.8, -0.6), others=((2, (-1.5, 0.6)),))
+    seen = hide(recs, range(23))
+    assert fill_carried(seen, FPS, clip_start=True) == 0
+
+
+def test_a_puck_at_rest_beside_a_player_at_the_clip_start_is_not_a_carry():
+    """First found lying still next to player 2 (it could be a dark mark at his side): only a
+    release seen leaving a stick tells who had an unseen puck from the clip's start."""
+    recs, _ = play(30, release=0, offset=(0.0, 0.0))
+    for r in recs:
+        r["puck"] = {"x": 10.8, "y": -8.0, "measured": True}
+    seen = hide(recs, range(10))
+    assert fill_carried(seen, FPS, clip_start=True) == 0
+
+
+def test_carried_to_the_end_of_the_clip():
+    """Seen on player 1's stick, then lost while he still has it at the clip's end: filled at
+    his stick to the end (``final``), not while more footage may follow."""
+    recs, truth = play(30, release=29, offset=(0.8, -0.6))
+    seen = hide(recs, range(15, 30))
+    assert fill_carried(copy.deepcopy(seen), FPS, final=False) == 0
+    assert fill_carried(seen, FPS, final=True) == 15
+    assert [seen[29]["puck"]["x"], seen[29]["puck"]["y"]] == pytest.approx(truth[29].tolist(), abs=1e-3)
+
+
+def test_the_stream_filler_gives_the_whole_clip_fill_in_order():
+    """Pushed record by record, the records come out in order, none lost, filled as
+    ``fill_carried`` fills the whole clip at once."""
+    recs, _ = play(45, release=30, offset=(0.6, -0.9), offset_before=(0.8, 0.6))
+    seen = hide(recs, range(10, 33))
+    whole = copy.deepcopy(seen)
+    fill_carried(whole, FPS, clip_start=True)
+    filler = CarriedPuckFiller(FPS)
+    out = []
+    for r in copy.deepcopy(seen):
+        out += filler.push(r)
+    out += filler.flush()
+    assert out == whole and filler.filled == 21
+
+
+def test_the_stream_filler_holds_records_a_bounded_time():
+    """A puck unknown for long: records are released once ``max_delay_frames`` are held, and
+    that long gap is not filled from its far end."""
+    recs, _ = play(400, release=390, offset=(0.6, -0.9))
+    seen = hide(recs, range(5, 395))
+    filler = CarriedPuckFiller(FPS, max_delay_frames=60)
+    out, most_held = [], 0
+    for r in seen:
+        out += filler.push(r)
+        most_held = max(most_held, len(filler._held))
+    out += filler.flush()
+    assert [r["frame"] for r in out] == list(range(400))
+    assert most_held <= 60
+    assert all(out[f]["puck"] is None for f in range(5, 395))

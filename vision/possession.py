@@ -1,0 +1,241 @@
+"""A carried puck, inferred at its carrier's stick where the detector loses it.
+
+A puck held against a stick blade is a few pixels merged with the blade: the
+detector rarely separates it (``docs/vision.md``), so the track has a gap for as
+long as a player carries it. Where the footage brackets the gap, the puck was on
+the carrier's stick throughout:
+
+* **before**: the last measured puck before the gap (not a lone blip) lies within
+  ``CARRY_REACH_M`` of one player's seat (blade midpoint), nearer to him than to
+  anyone else by ``CARRIER_MARGIN_M``: he has it;
+* **after**: the first measured pucks after the gap give a straight path. A puck
+  moving at speed was passed or shot, and the tracker found it a few frames later:
+  traced back along that path over ``RELEASE_BACK_S``, the release is by the one
+  player whose seat comes within ``RELEASE_REACH_M`` of it (at the latest frame it
+  does; two such players: unknown). A slow puck is still at the stick of the one
+  player within ``CARRY_REACH_M``.
+
+When both ends name the same player, the gap's frames up to the release get
+``seat + offset``, the offset (puck minus seat, rink m) interpolated linearly in time
+between the two ends, with ``measured: false``. A gap that opens the clip needs a
+release seen at speed at its after end (a slow puck beside a player may be a dark
+mark beside him); one that closes the clip is filled from its before end while the
+carrier is tracked. Different players at the two ends (an unseen pass), a free puck
+before the gap, a puck found again away from any carrier, or a carrier not tracked
+on a frame: nothing is filled there. The flight between the release and the first
+measurement stays unknown (the rules reconstruct releases from the measured flight).
+
+The offset is the stick's place relative to the seat; a real player moves his
+stick while carrying, by up to his reach (~1 m), so the inferred point is a
+possession statement ("player 7 has it, at about his stick"), not a measurement.
+
+``CarriedPuckFiller`` does this on the stream of ``tracks.jsonl`` records with a
+bounded delay (``max_delay_frames``): records are held while a gap is open and
+released once it is closed and its after-end seen, so memory stays flat in video
+length. It only changes ``puck: null`` records.
+
+Vision never knows rules: nothing here decides zones, offside or goals.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable
+
+import numpy as np
+
+CARRY_REACH_M = 1.5  # seat (blade midpoint) to the puck on the stick: arm and stick
+CARRIER_MARGIN_M = 0.5  # the carrier is nearer to the puck than anyone else by this much
+RELEASE_REACH_M = 1.2  # the back-traced path passes this near the releasing player's seat (stick ~1 m)
+ANCHOR_FRAMES = 4  # a measured puck at most this many frames from the gap anchors it
+AFTER_FIT_FRAMES = 3  # measured frames after the gap that give the puck's velocity
+RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is at most this long
+RELEASE_MIN_SPEED_MPS = 1.0  # slower than this the puck is still at the stick: no back-trace
+
+
+def _seat(rec: dict, pid) -> np.ndarray | None:
+    """(2,) blade midpoint of player ``pid`` in ``rec``, rink m, or None when not there."""
+    for p in rec.get("players") or ():
+        if p.get("id") == pid:
+            b = np.asarray(p.get("blades"), dtype=np.float64)
+            if b.shape == (2, 2) and np.isfinite(b).all():
+                return b.mean(axis=0)
+    return None
+
+
+def _carrier(rec: dict, xy_rink_m: np.ndarray, reach_m: float) -> tuple[object, np.ndarray] | None:
+    """(player id, offset = puck - seat (2,)) of the one player who has the puck at ``xy_rink_m``
+    in ``rec``: his seat within ``reach_m`` and nearer than any other by ``CARRIER_MARGIN_M``."""
+    best: list[tuple[float, object, np.ndarray]] = []
+    for p in rec.get("players") or ():
+        b = np.asarray(p.get("blades"), dtype=np.float64)
+        if b.shape != (2, 2) or not np.isfinite(b).all():
+            continue
+        seat = b.mean(axis=0)
+        best.append((float(np.linalg.norm(xy_rink_m - seat)), p.get("id"), seat))
+    if not best:
+        return None
+    best.sort(key=lambda e: e[0])
+    d, pid, seat = best[0]
+    if d > reach_m or (len(best) > 1 and best[1][0] - d < CARRIER_MARGIN_M):
+        return None
+    return pid, xy_rink_m - seat
+
+
+def _measured_xy(rec: dict) -> np.ndarray | None:
+    pk = rec.get("puck")
+    if pk is None or not pk.get("measured", True):
+        return None
+    return np.array([float(pk["x"]), float(pk["y"])])
+
+
+def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), clip_start: bool = False,
+                 final: bool = True) -> int:
+    """Fill the carried-puck gaps of ``records`` in place (see the module doc).
+
+    Args:
+        records: consecutive ``tracks.jsonl`` records (``frame``, ``t``, ``puck``, ``players``).
+        fps: frame rate (the back-trace's reach in frames).
+        context: the records just before ``records`` (read only), for a gap's before-end.
+        clip_start: ``records[0]`` is the first frame of the clip: a gap there has no before-end
+            to disagree with.
+        final: nothing follows ``records`` (the clip's end): a gap running to the end is
+            filled from its before-end while the carrier is tracked.
+
+    Returns:
+        The number of records filled.
+    """
+    ctx = list(context)
+    allr = ctx + list(records)
+    off = len(ctx)
+    n = len(allr)
+    filled = 0
+    i = off
+    while i < n:
+        if allr[i].get("puck") is not None:
+            i += 1
+            continue
+        a = i
+        while i < n and allr[i].get("puck") is None:
+            i += 1
+        b = i  # the gap is allr[a:b]
+        before = _before_end(allr, a)
+        after = _after_end(allr, b, a, fps)
+        at_start = clip_start and a == off and before is None and not any(
+            r.get("puck") is not None for r in allr[max(0, a - ANCHOR_FRAMES):a])
+        if before is None and (after is None or not at_start or not after[3]):
+            # A free puck before the gap (or none): when it was picked up is unknown. At the
+            # clip's start only a release (a pass or shot seen leaving the stick) tells
+            # who had it; a slow puck next to a player may be a dark mark beside him.
+            continue
+        if after is None and (b < n or not final):
+            continue  # it reappears away from any carrier, or not yet: when he lost it is unknown
+        if before is not None and after is not None and before[0] != after[0]:
+            continue  # different players at the two ends: an unseen pass
+        pid = (before or after)[0]
+        f_lo, o_lo = (before[2], before[1]) if before is not None else (a, after[1])
+        f_hi, o_hi = (after[2], after[1]) if after is not None else (b - 1, before[1])
+        for j in range(a, min(b, f_hi + 1)):
+            seat = _seat(allr[j], pid)
+            if seat is None:
+                continue
+            w = 0.0 if f_hi == f_lo else (j - f_lo) / (f_hi - f_lo)
+            xy = seat + (1.0 - w) * o_lo + w * o_hi
+            allr[j]["puck"] = {"x": round(float(xy[0]), 4), "y": round(float(xy[1]), 4), "measured": False}
+            filled += 1
+    return filled
+
+
+def _before_end(allr: list[dict], a: int) -> tuple[object, np.ndarray, int] | None:
+    """(carrier id, offset, its index) from the last measured puck before index ``a``: it is
+    within ``ANCHOR_FRAMES`` of the gap and not a lone blip (another measurement in those frames)."""
+    recent = [j for j in range(a - 1, max(-1, a - 1 - ANCHOR_FRAMES), -1) if _measured_xy(allr[j]) is not None]
+    if len(recent) < 2:
+        return None
+    got = _carrier(allr[recent[0]], _measured_xy(allr[recent[0]]), CARRY_REACH_M)
+    return None if got is None else (got[0], got[1], recent[0])
+
+
+def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np.ndarray, int, bool] | None:
+    """(carrier id, offset, index of the release, released at speed) from the puck after index ``b``.
+
+    The first ``AFTER_FIT_FRAMES`` consecutive measured pucks starting within ``ANCHOR_FRAMES``
+    of ``b`` give a straight path. A puck moving at ``RELEASE_MIN_SPEED_MPS`` or more was
+    passed or shot: traced back frame by frame over at most ``RELEASE_BACK_S`` (not before
+    ``a``), the release is by the one player whose seat comes within ``RELEASE_REACH_M`` of
+    that path, at the latest frame it does; two or more such players: unknown. A slower
+    puck is still at a stick: its carrier is the one player within ``CARRY_REACH_M``.
+    """
+    first = next((j for j in range(b, min(len(allr), b + ANCHOR_FRAMES)) if _measured_xy(allr[j]) is not None), None)
+    if first is None or first + AFTER_FIT_FRAMES > len(allr):
+        return None
+    run = allr[first:first + AFTER_FIT_FRAMES]
+    if any(_measured_xy(r) is None for r in run):
+        return None  # not a steady track yet
+    t = np.array([float(r["t"]) for r in run])
+    xy = np.stack([_measured_xy(r) for r in run])
+    v = np.polyfit(t - t[0], xy, 1)[0]
+    p0, t0 = xy[0], t[0]
+    if float(np.linalg.norm(v)) < RELEASE_MIN_SPEED_MPS:
+        got = _carrier(allr[first], p0, CARRY_REACH_M)
+        return None if got is None else (got[0], got[1], first, False)
+    lo = max(a, first - int(round(RELEASE_BACK_S * fps)))
+    found: dict[object, tuple[np.ndarray, int]] = {}
+    for j in range(first - 1, lo - 1, -1):
+        path = p0 + v * (float(allr[j]["t"]) - t0)
+        for p in allr[j].get("players") or ():
+            seat = _seat(allr[j], p.get("id"))
+            if seat is not None and p.get("id") not in found and np.linalg.norm(path - seat) <= RELEASE_REACH_M:
+                found[p.get("id")] = (path - seat, j)
+    if len(found) != 1:
+        return None
+    (pid, (offset, j)), = found.items()
+    return pid, offset, j, True
+
+
+class CarriedPuckFiller:
+    """``fill_carried`` on a stream of records, with a bounded delay.
+
+    ``push(record)`` returns the records that are final (in order); ``flush()`` the rest.
+    Records are held while the puck is unknown (a gap may be a carry) and until
+    ``AFTER_FIT_FRAMES + ANCHOR_FRAMES`` records after it are in, at most
+    ``max_delay_frames``; then the held records are filled and released.
+
+    Args:
+        fps: frame rate.
+        max_delay_frames: the longest a record is held; a gap open for longer stays unknown.
+    """
+
+    def __init__(self, fps: float, max_delay_frames: int = 300) -> None:
+        self.fps = float(fps)
+        self.max_delay = max(ANCHOR_FRAMES + AFTER_FIT_FRAMES + 1, int(max_delay_frames))
+        self._held: deque[dict] = deque()
+        self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 1)
+        self._started = False  # records have been released since the clip start
+        self.filled = 0
+
+    def push(self, record: dict) -> list[dict]:
+        self._held.append(record)
+        tail = AFTER_FIT_FRAMES + ANCHOR_FRAMES
+        held = list(self._held)
+        if not any(r.get("puck") is None for r in held):
+            return self._release(keep=0, final=False)
+        if len(held) > tail and all(r.get("puck") is not None for r in held[-tail:]):
+            return self._release(keep=0, final=False)  # the gaps are closed and their after-ends in
+        if len(held) >= self.max_delay:
+            return self._release(keep=tail, final=False)  # a gap still open: it stays unknown
+        return []
+
+    def flush(self) -> list[dict]:
+        """The held records, filled as at the clip's end."""
+        return self._release(keep=0, final=True)
+
+    def _release(self, keep: int, final: bool) -> list[dict]:
+        held = list(self._held)
+        self.filled += fill_carried(held, self.fps, self._context, clip_start=not self._started, final=final)
+        out = held[: len(held) - keep]
+        self._held = deque(held[len(out):])
+        self._context.extend(out)
+        if out:
+            self._started = True
+        return out
