@@ -349,6 +349,12 @@ def peak(values: np.ndarray, t_s: np.ndarray, km: int) -> tuple[float, float, fl
     return float(t_s[km]), float(values[km]), 0.0
 
 
+#: 1-sigma of a contact point found on puck positions the source inferred (``measured: false``
+#: around the touch: a carried puck placed at its carrier's stick, ``vision.possession``), m.
+#: The stick moves by a good part of its ~1 m reach while the puck is carried.
+INFERRED_CONTACT_SIGMA_M = 0.3
+
+
 def contact_point(obs: Observations, i: int) -> tuple[np.ndarray, float, float]:
     """Puck centre at the touch on frame ``i`` (905 a "point of last contact").
 

@@ -44,7 +44,7 @@ import shapely
 from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
-    K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at, interp_time,
+    INFERRED_CONTACT_SIGMA_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at, interp_time,
     make_event, measured_near, moves_with, nearest_frame, point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
@@ -101,26 +101,39 @@ def _faceoff(ctx: RuleContext, f: int) -> bool | None:
 
 
 def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) -> tuple[bool | None, float, Any]:
-    """905 d5 proxy: min slack ``|p(tau) - q| - reach(tau)`` over opponents (< 0: could play)."""
+    """905 d5 proxy: min slack ``|p(tau) - q| - reach(tau)`` over opponents (< 0: could play).
+
+    905 d5 leaves the goalkeeper out, and the footage's role label is the tracker's guess: a
+    "skater" whose seat stays in his own goal crease from the contact to the crossing sits
+    where the goalkeeper sits. He alone can only make the exception undecided, never apply it.
+    """
     obs = ctx.obs
     p = obs.puck_xy_rink_m
     frames = np.arange(i_c, i_x + 1)
     taus = obs.t_s[frames]
     path = p[frames]
     ok = np.isfinite(path).all(axis=1) & (taus >= t_c - 1e-9)
-    best, who = np.inf, None
+    crease = ctx.crease(-ctx.attack[dfn])
+    best, who, best_crease = np.inf, None, np.inf
     for k in team_players(obs, dfn, skaters_only=True):
         q = interp_time(obs.blades_rink_m[k].mean(axis=1), obs, t_c)  # his seat at the contact
         if not np.isfinite(q).all():
             continue
         reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
         slack = np.linalg.norm(path[ok] - q, axis=1) - reach
-        if len(slack) and slack.min() < best:
+        if not len(slack):
+            continue
+        seats = obs.blades_rink_m[k, frames].mean(axis=1)
+        seats = seats[np.isfinite(seats).all(axis=1)]
+        if len(seats) and bool(np.all(point_depth(seats, crease) > 0)):
+            best_crease = min(best_crease, float(slack.min()))
+        elif slack.min() < best:
             best, who = float(slack.min()), obs.player_ids[k]
     sig = float(obs.sigma_smoothed_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
-    if not np.isfinite(best):
-        return False, best, None
-    return tri(-best, sig), best, who
+    verdict = tri(-best, sig) if np.isfinite(best) else False
+    if verdict is not True and np.isfinite(best_crease) and tri(-best_crease, sig) is not False:
+        verdict = None  # only a "skater" in the goalkeeper's place could play it
+    return verdict, best, who
 
 
 def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool | None, float]:
@@ -264,6 +277,11 @@ def _recorded_contact(ctx: RuleContext, sh: str, dfn: str, c, rel: Release | Non
     v_after = (obs.puck_xy_rink_m[j] - obs.puck_xy_rink_m[min(f + 1, j)]) * obs.fps
     v_x = abs(float(v_after[0])) if np.isfinite(v_after).all() else 0.0
     sig = float(np.hypot(obs.sigma_smoothed_m[f], v_x * sig_tc))
+    if not obs.puck_measured[max(0, f - 2):f + 1].all():
+        # 905 a on inferred positions (the puck carried to the contact, placed at the stick):
+        # the point is as good as the inference, not as the detector.
+        sig = float(np.hypot(sig, INFERRED_CONTACT_SIGMA_M))
+        ev["contact_on_inferred_positions"] = True
     ev.update({"contact_frame": int(obs.frame[f]), "timing_bound_m": v_x * obs.dt_s / 2})
     fo = _faceoff(ctx, f) if "faceoff" in names else False
     return _Contact(k_sh, t_c, t_c, xy, xy, sig, f, f, True if deflected else None if opponent_in_reach else False,

@@ -26,6 +26,7 @@ class Clip:
         self.players: list = []
         self.touches: dict[int, int] = {}
         self.drop: set[int] = set()
+        self.inferred: set[int] = set()  # frames whose puck the source inferred (measured: false)
         self.game = {"rules": profile, "teams": {"home": {"color": "#c8102e", "attacks": "+x"},
                                                  "away": {"color": "#0b3d91"}}}
         if profile.startswith("sponge"):
@@ -48,7 +49,7 @@ class Clip:
             pk = None
             if p is not None:
                 xy = np.array(p, float) + rng.normal(0, noise_m, 2) * (noise_m > 0)
-                pk = {"x": sx * float(xy[0]), "y": float(xy[1]), "measured": True}
+                pk = {"x": sx * float(xy[0]), "y": float(xy[1]), "measured": f not in self.inferred}
                 if self.puck_z is not None:
                     pk["z"] = float(self.puck_z(t))
                 if f in self.touches:

@@ -119,6 +119,34 @@ def test_905_d5_not_for_a_goalkeeper():
     assert e["verdict"] == "icing"
 
 
+def test_905_d5_a_skater_in_his_own_crease_may_be_the_goalkeeper():
+    """905 d5 excepts the goalkeeper, and a role label from footage may be wrong: the only
+    opponent who could play it sits in his own goal crease throughout, labelled "skater".
+    Undecided, not waved off (a goalkeeper taken for a skater gave a wrong waved-off call)."""
+    c = icing_clip()
+    c.player(30, "away", still(25.3, 0.0))  # in the away crease (the goal line is at x = 26)
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "opponent_could_play" in e["evidence"]["undecided"]
+    c.player(22, "away", still(15.0, 8.0))  # a skater out of the crease who could play it
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "opponent_could_play"
+
+
+def test_905_a_contact_found_on_inferred_positions_carries_their_uncertainty():
+    """905 a: the shot 8.8 cm inside the shooter's half (test_905_a_centre_line_...) is icing
+    when the puck was measured up to the shot; carried unseen to it (the tracker's
+    ``measured: false``, placed at the stick), the contact point is as good as that inference
+    (``INFERRED_CONTACT_SIGMA_M`` = 0.3 m): inconclusive."""
+    from rulesfromvideo.rules.common import INFERRED_CONTACT_SIGMA_M
+
+    c = goalie(icing_clip(x0=0.1))
+    c.inferred = set(range(0, 16))  # carried to the shot at frame 15
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and e["evidence"]["contact_on_inferred_positions"]
+    assert e["margin_m"] == pytest.approx(0.15 + R - 0.1, abs=1e-3)
+    assert e["evidence"]["sigma_m"] >= INFERRED_CONTACT_SIGMA_M
+
+
 def test_905_d6_goalkeeper_moves_to_the_puck():
     """905 d6: the goalkeeper is outside his crease during icing and moves in the direction of the puck."""
     c = goalie(icing_clip(), blades=lambda t: [[23.0 + 0.5 * t, 2.0 + 1.0 * t + 0.12],
