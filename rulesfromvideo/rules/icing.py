@@ -44,8 +44,9 @@ import shapely
 from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
-    INFERRED_CONTACT_SIGMA_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Release, contact_point, controller_at, flight_release, interp_at, interp_time,
-    make_event, measured_near, moves_with, nearest_frame, point_depth, team_players, tri, up_crossings,
+    INFERRED_CONTACT_SIGMA_M, K_SIGMA, PUCK_MAX_SPEED_MPS, SLEDGE_MAX_SPEED_MPS, Crossing, Release, contact_point,
+    controller_at, flight_release, interp_at, interp_time, make_event, measured_near, moves_with, nearest_frame,
+    point_depth, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -191,6 +192,64 @@ def detect_icings(ctx: RuleContext, goals: list[dict[str, Any]], score_at) -> li
             ev = _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names)
             if ev is not None:
                 out.append(ev)
+        for c, i_next in _unseen_crossings(ctx, s):
+            ev = _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=i_next)
+            if ev is not None:
+                out.append(ev)
+    return out
+
+
+#: A puck that left view slower than this towards the goal line: its crossing instant is
+#: taken as the gap's middle, m/s.
+UNSEEN_MIN_SPEED_MPS = 3.0
+#: The puck must have been measured within this many frames before it was lost (and once more
+#: within 5 frames before that).
+UNSEEN_COAST_FRAMES = 10
+
+
+def _unseen_crossings(ctx: RuleContext, s: np.ndarray) -> list[tuple[Crossing, int]]:
+    """Goal-line crossings hidden in a gap of the puck track (905 b out of view).
+
+    A broadcast camera lags a long shot: the puck leaves the picture short of the goal line
+    and comes back off the end boards. For each run of unknown frames after a puck short of
+    the line (``s < 0``), last measured at most ``UNSEEN_COAST_FRAMES`` before (and once more
+    shortly before that), and next measured beyond it (``s >= 0`` on two measured frames, a
+    step a puck can make): it crossed in the gap. The instant is its arrival at the speed it
+    left with, or the gap's middle when it left slower than ``UNSEEN_MIN_SPEED_MPS``.
+
+    A puck that only *may* have reached the line (it left towards it and came back short of
+    it) gives nothing: on the tuning and held-out renders that added four phantom icings
+    (passes into the zone that a player stopped out of view) for two real ones.
+
+    Returns:
+        (crossing at the last frame before the gap with the estimated ``t_s``, index of the
+        first frame after it).
+    """
+    obs = ctx.obs
+    n = obs.n_frames
+    fin = np.isfinite(s)
+    out: list[tuple[Crossing, int]] = []
+    a = 1
+    while a < n:
+        if fin[a] or not fin[a - 1] or s[a - 1] >= 0:
+            a += 1
+            continue
+        b = a
+        while b < n and not fin[b]:
+            b += 1
+        lo = max(0, a - UNSEEN_COAST_FRAMES - 5)
+        meas = np.flatnonzero(obs.puck_measured[lo:a]) + lo
+        last = a - 1
+        if (len(meas) >= 2 and last - meas[-1] <= UNSEEN_COAST_FRAMES and b + 1 < n
+                and s[b] >= 0 and s[b + 1] >= 0 and obs.puck_measured[b] and obs.puck_measured[b + 1]
+                and np.linalg.norm(obs.puck_xy_rink_m[b] - obs.puck_xy_rink_m[last])
+                <= PUCK_MAX_SPEED_MPS * float(obs.t_s[b] - obs.t_s[last]) + 0.3):  # the same puck
+            i1, i0 = int(meas[-1]), int(meas[0])
+            v = float((s[i1] - s[i0]) / max(obs.t_s[i1] - obs.t_s[i0], 1e-9))  # towards the line, m/s
+            t_gap = (float(obs.t_s[last]), float(obs.t_s[b]))
+            t = t_gap[0] - float(s[last]) / v if v >= UNSEEN_MIN_SPEED_MPS else 0.5 * sum(t_gap)
+            out.append((Crossing(last, 0.0, float(np.clip(t, *t_gap))), b))
+        a = b + 1
     return out
 
 
@@ -374,7 +433,14 @@ def _release_contact(ctx: RuleContext, sh: str, i_end: int, rel: Release | None)
                     False, fo, open_before=rel.open_before, team_known=teams == {sh}, evidence=ev)
 
 
-def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
+def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=None):
+    """The icing event of goal-line crossing ``c`` (None: no icing situation).
+
+    ``i_seen_again``: for a crossing out of view (``_unseen_crossings``), the frame index the
+    puck was seen again beyond the line. Such a call is never ``icing`` (a touch, a deflection
+    or a defender's play in the gap is unknown), but ``waved_off`` when an exception holds on
+    what was seen.
+    """
     obs = ctx.obs
     r = ctx.puck_radius_m
     if controller_at(obs, c.i) is not None:
@@ -411,7 +477,11 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
         ev["contact_open_before"] = True
     if obs.touch_inferred:
         ev["touches"] = "inferred from puck motion"
-    if not measured_near(obs, c.i):
+    if i_seen_again is not None:
+        ev["frame_interval"] = [int(obs.frame[c.i]), int(obs.frame[i_seen_again])]
+        ev["puck_xy_at_goal_line_rink_m"] = None
+        ev["out_of_view"] = "crossed the goal line out of view: seen beyond it afterwards"
+    elif not measured_near(obs, c.i):
         ev["reason"] = "puck not measured (or its track jumps) at the goal line"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
     if not con.team_known and con.evidence.get("shooter_candidates"):
@@ -474,6 +544,8 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names):
         return make_event(obs, "icing", c.t_s, sh, "waved_off", margin, sig, rule, ev, conf=1.0 if own else None)
     if not con.team_known:
         undecided.append("shooter")  # an unseen shooter may be an opponent: never a decisive icing
+    if i_seen_again is not None:
+        undecided.append("out_of_view")  # a touch, a deflection, a defender's play in the gap
     if undecided or not own:
         ev["undecided"] = undecided + ([] if own else ["own_half"])
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig,

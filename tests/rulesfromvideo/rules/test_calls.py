@@ -147,6 +147,39 @@ def test_905_a_contact_found_on_inferred_positions_carries_their_uncertainty():
     assert e["evidence"]["sigma_m"] >= INFERRED_CONTACT_SIGMA_M
 
 
+def out_of_view_clip(back_at_s=2.3, back_x=None, **game):
+    """The icing shot of ``icing_clip``, out of the picture from 1.2 s (x = 9 m) until
+    ``back_at_s``, then seen at the boards (29.5 m; ``back_x``: elsewhere instead)."""
+    c = goalie(icing_clip(**game))
+    base = c.puck
+    c.puck = lambda t: None if 1.2 < t < back_at_s else (base(t) if back_x is None or t <= 1.2 else (back_x, 5.0))
+    return c
+
+
+def test_905_b_crossing_out_of_view_seen_beyond_the_line_is_inconclusive():
+    """905 b: the camera lagged the shot; the puck left the picture at 9 m and is next seen
+    at the end boards, beyond the goal line: it crossed unseen. The instant is its arrival at
+    the speed it left with (here exactly the true one); a touch in the gap is unknown, so the
+    call is open, not icing."""
+    e = icing_event(out_of_view_clip())
+    assert e["verdict"] == "inconclusive" and "out_of_view" in e["evidence"]["undecided"]
+    assert e["t"] == pytest.approx(0.5 + (26.025 + R + 5.0) / 20.0, abs=1e-3)
+    assert e["margin_m"] == pytest.approx(0.15 + R + 5.0, abs=1e-3)
+
+
+def test_905_d2_holds_for_a_crossing_out_of_view():
+    """905 d2 is decided at the shot, in view: a shorthanded team's shot is waved off even
+    when the crossing itself was not seen."""
+    e = icing_event(out_of_view_clip(strength=[{"t": 0.0, "home": 4, "away": 5}]))
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "shorthanded"
+
+
+def test_905_puck_seen_again_short_of_the_line_gives_no_icing():
+    """Out of the picture and next seen short of the goal line (at 24 m): whether it ever
+    crossed is unknown, and no event is made up."""
+    assert of_type(out_of_view_clip(back_x=24.0).run(), "icing") == []
+
+
 def test_905_d6_goalkeeper_moves_to_the_puck():
     """905 d6: the goalkeeper is outside his crease during icing and moves in the direction of the puck."""
     c = goalie(icing_clip(), blades=lambda t: [[23.0 + 0.5 * t, 2.0 + 1.0 * t + 0.12],
