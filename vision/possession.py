@@ -159,19 +159,21 @@ def _before_end(allr: list[dict], a: int) -> tuple[object, np.ndarray, int] | No
 def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np.ndarray, int, bool] | None:
     """(carrier id, offset, index of the release, released at speed) from the puck after index ``b``.
 
-    The first ``AFTER_FIT_FRAMES`` consecutive measured pucks starting within ``ANCHOR_FRAMES``
-    of ``b`` give a straight path. A puck moving at ``RELEASE_MIN_SPEED_MPS`` or more was
-    passed or shot: traced back frame by frame over at most ``RELEASE_BACK_S`` (not before
+    The measured pucks in the ``AFTER_FIT_FRAMES + 1`` frames from the first one within
+    ``ANCHOR_FRAMES`` of ``b`` (at least ``AFTER_FIT_FRAMES`` of them) give a straight path.
+    A puck moving at ``RELEASE_MIN_SPEED_MPS`` or more was passed or shot: traced back frame by frame over at most ``RELEASE_BACK_S`` (not before
     ``a``), the release is by the one player whose seat comes within ``RELEASE_REACH_M`` of
     that path, at the latest frame it does; two or more such players: unknown. A slower
     puck is still at a stick: its carrier is the one player within ``CARRY_REACH_M``.
     """
     first = next((j for j in range(b, min(len(allr), b + ANCHOR_FRAMES)) if _measured_xy(allr[j]) is not None), None)
-    if first is None or first + AFTER_FIT_FRAMES > len(allr):
+    if first is None or first + AFTER_FIT_FRAMES >= len(allr):
         return None
-    run = allr[first:first + AFTER_FIT_FRAMES]
-    if any(_measured_xy(r) is None for r in run):
-        return None  # not a steady track yet
+    # A steady track, not a blip: AFTER_FIT_FRAMES measurements in the first AFTER_FIT_FRAMES + 1
+    # frames (the tracker may coast one frame).
+    run = [r for r in allr[first:first + AFTER_FIT_FRAMES + 1] if _measured_xy(r) is not None]
+    if len(run) < AFTER_FIT_FRAMES:
+        return None
     t = np.array([float(r["t"]) for r in run])
     xy = np.stack([_measured_xy(r) for r in run])
     v = np.polyfit(t - t[0], xy, 1)[0]
