@@ -220,8 +220,8 @@ class Observations:
 
         # Players: index by id in first-seen order.
         ids: list = []
-        role: list[str] = []
         votes: dict = {}
+        role_votes: dict = {}
         for r in recs:
             for p in r.get("players") or ():
                 if p.get("team") not in ("home", "away", None):
@@ -229,8 +229,9 @@ class Observations:
                 if p["id"] not in ids:
                     ids.append(p["id"])
                     votes[p["id"]] = {"home": 0, "away": 0}
-                    role.append({"goalie": "goalkeeper", "player": "skater"}.get(p.get("role", "skater"),
-                                                                               p.get("role", "skater")))
+                    role_votes[p["id"]] = {}
+                r_p = {"goalie": "goalkeeper", "player": "skater"}.get(p.get("role", "skater"), p.get("role", "skater"))
+                role_votes[p["id"]][r_p] = role_votes[p["id"]].get(r_p, 0) + 1
                 if p.get("team") is not None:
                     votes[p["id"]][p["team"]] += 1
         # A track's team is the clear majority of its labelled frames; "" when the
@@ -241,6 +242,9 @@ class Observations:
             n = v["home"] + v["away"]
             best = max(v, key=v.get)
             team.append(best if n and v[best] >= 0.8 * n else "")
+        # A track's role is the one most of its records give: a tracker may learn it as it goes
+        # (ours calls a player who stays in front of his goal a goalkeeper after 20 frames).
+        role = [max(role_votes[pid], key=role_votes[pid].get) for pid in ids]
         P = len(ids)
         pidx = {pid: k for k, pid in enumerate(ids)}
         puck = np.full((F, 2), np.nan)

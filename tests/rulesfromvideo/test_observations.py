@@ -44,3 +44,16 @@ def test_smoothing_does_not_carry_a_coasted_guess_across_a_jump():
     assert obs.smoothed
     assert np.linalg.norm(obs.puck_xy_rink_m[f_jump] - raw) < 0.06
     assert np.all(obs.puck_xy_rink_m[f_jump - 3:f_jump, 0] > 26.0)  # the coast stays the coast
+
+
+def test_a_tracks_role_is_what_most_of_its_records_say():
+    """A tracker may learn a role as it goes (ours calls a player who stays in front of his goal
+    a goalkeeper after 20 frames): the rules take the role most records give, not the first."""
+    recs = []
+    for f in range(40):
+        role = "skater" if f < 10 else "goalkeeper"
+        recs.append({"frame": f, "t": f / 30.0, "puck": None, "players": [
+            {"id": 6, "team": "home", "role": role, "blades": [[-25.2, 0.1], [-25.2, -0.1]]},
+            {"id": 7, "team": "away", "role": "skater" if f % 4 else "goalkeeper", "blades": [[0.0, 0.1], [0.0, -0.1]]}]})
+    obs = Observations.from_records(recs, fps=30.0)
+    assert dict(zip(obs.player_ids, obs.player_role)) == {6: "goalkeeper", 7: "skater"}
