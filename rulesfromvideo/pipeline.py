@@ -165,7 +165,7 @@ def analyze(
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
-                    for rec in carried.push(record):
+                    for rec in carried.push(record, getattr(obs, "puck_backfill", ())):
                         tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)

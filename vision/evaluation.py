@@ -398,7 +398,7 @@ def track_video(
             rec = obs.to_record()
             rec["t"] = round(rec["t"], 6)
             t0 = time.perf_counter()
-            ready = carried.push(rec)
+            ready = carried.push(rec, obs.puck_backfill)
             spent += time.perf_counter() - t0
             for out in ready:
                 fh.write(json.dumps(out) + "\n")

@@ -32,7 +32,8 @@ possession statement ("player 7 has it, at about his stick"), not a measurement.
 ``CarriedPuckFiller`` does this on the stream of ``tracks.jsonl`` records with a
 bounded delay (``max_delay_frames``): records are held while a gap is open and
 released once it is closed and its after-end seen, so memory stays flat in video
-length. It only changes ``puck: null`` records.
+length. It only changes ``puck: null`` records: with the carry, and with the measured
+pucks of the frames a new puck track was confirmed on (the tracker's backfill).
 
 Vision never knows rules: nothing here decides zones, offside or goals.
 """
@@ -215,8 +216,23 @@ class CarriedPuckFiller:
         self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 1)
         self._started = False  # records have been released since the clip start
         self.filled = 0
+        self.backfilled = 0
 
-    def push(self, record: dict) -> list[dict]:
+    def push(self, record: dict, backfill: Iterable[dict] = ()) -> list[dict]:
+        """Take the next record; return the records that are final, in frame order.
+
+        Args:
+            record: a ``tracks.jsonl`` record.
+            backfill: puck records (``{"frame", "x", "y", "measured"}``) of earlier frames that
+                the tracker learnt only now (``FrameObservation.puck_backfill``); a held record
+                of that frame with an unknown puck gets it.
+        """
+        fill = {int(b["frame"]): {k: b[k] for k in ("x", "y", "measured")} for b in backfill}
+        if fill:
+            for r in self._held:
+                if r.get("puck") is None and int(r["frame"]) in fill:
+                    r["puck"] = fill[int(r["frame"])]
+                    self.backfilled += 1
         self._held.append(record)
         tail = AFTER_FIT_FRAMES + ANCHOR_FRAMES
         held = list(self._held)

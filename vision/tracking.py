@@ -536,6 +536,8 @@ class PuckTracker:
         self.puck_z_m = puck_z_m
         self._flight_hist: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=FLIGHT_MAX_MEASUREMENTS)
         self.flight: FlightFit | None = None
+        # Puck records of earlier frames that this frame's new track confirms (``_start``).
+        self.backfill: list[dict] = []
 
     @property
     def active(self) -> bool:
@@ -575,6 +577,7 @@ class PuckTracker:
             cannot place a flying puck to centimetres; the projected spot would be metres off).
         """
         kf_before = self.kf
+        self.backfill = []
         rec = self._update(frame_index, cands, meas_sigma_m, players)
         if rec is None:
             self._flight_hist.clear()
@@ -742,9 +745,10 @@ class PuckTracker:
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
 
-    def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """(position (2,), velocity (2,)) of a moved candidate that continues moved ones of the
-        two previous frames with consistent motion, or None; remembers this frame's."""
+    def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
+        """(position (2,), velocity (2,), earlier candidates) of a moved candidate that continues
+        moved ones of the two previous frames with consistent motion (``_consistent_chain``), or
+        None; remembers this frame's."""
         self._pending_moved = [p for p in self._pending_moved if frame_index - p[0] <= 2]
         chain = None
         if len(xy_moved):
@@ -753,8 +757,11 @@ class PuckTracker:
         self._pending_moved.append((frame_index, np.asarray(xy_moved, dtype=np.float64).reshape(-1, 2).copy()))
         return chain
 
-    def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray) -> None:
+    def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray, earlier: list = ()) -> None:
         self.kf = KalmanCV(xy, 0.05, 2.0, self.accel, v0=v0)
+        # The candidates of the frames before that the start confirms (they were the puck).
+        self.backfill = [{"frame": int(f), "x": round(float(p[0]), 4), "y": round(float(p[1]), 4), "measured": True}
+                         for f, p in earlier]
         self.misses = 0
         self.hits = 1
         self._pending.clear()
@@ -793,7 +800,7 @@ class PuckTracker:
 
 def _consistent_chain(frame_index: int, xy: np.ndarray, score: np.ndarray,
                       pending: list[tuple[int, np.ndarray, float]], dt: float,
-                      confident_score: float) -> tuple[np.ndarray, np.ndarray] | None:
+                      confident_score: float) -> tuple[np.ndarray, np.ndarray, list] | None:
     """A candidate continuing candidates of the two previous frames with consistent motion.
 
     Args:
@@ -804,7 +811,8 @@ def _consistent_chain(frame_index: int, xy: np.ndarray, score: np.ndarray,
         dt: frame interval, s.
 
     Returns:
-        (position (2,), velocity (2,) m/s) of the best such candidate, or None.
+        (position (2,), velocity (2,) m/s, [(frame, position (2,))] of the earlier candidates
+        it continues, oldest first) of the best such candidate, or None.
     """
     prev = {f: pts for f, pts, _ in pending}
     empty = np.zeros((0, 2))
@@ -815,11 +823,11 @@ def _consistent_chain(frame_index: int, xy: np.ndarray, score: np.ndarray,
             if np.linalg.norm(v_a) > 45.0:  # faster than a hard shot: not the same puck
                 continue
             if score[j] >= confident_score:  # a very clear puck needs two frames only
-                return p2, v_a
+                return p2, v_a, [(frame_index - 1, p1)]
             for p0 in prev.get(frame_index - 2, empty):
                 v_b = (p1 - p0) / dt
                 if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
-                    return p2, v_a
+                    return p2, v_a, [(frame_index - 2, p0), (frame_index - 1, p1)]
     return None
 
 
@@ -837,6 +845,10 @@ class FrameObservation:
         puck_candidates: the puck detector's output (image px), for debugging and overlays.
         player_detections: the player detector's output (image px, ``tracker_id`` filled).
         puck_peaks: the dark-peak proposals of the frame (image px) when the tracker makes them.
+        puck_backfill: ``[{"frame", "x", "y", "measured": True}]``: a puck track that starts
+            on this frame was confirmed by its candidates on those earlier frames (reported
+            unknown then): they were the puck. A writer that still holds those frames'
+            records may fill them in (``vision.possession.CarriedPuckFiller.push``).
     """
 
     frame: int
@@ -846,6 +858,7 @@ class FrameObservation:
     puck_candidates: Detections | None = None
     player_detections: Detections | None = None
     puck_peaks: Detections | None = None
+    puck_backfill: list[dict] = field(default_factory=list)
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -1029,7 +1042,7 @@ class FrameTracker:
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
         self._earlier.appendleft((v_full, cam))
-        return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks)
+        return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill))
 
     # ----------------------------------------------------------------- helpers
     def _keyframe(self) -> bool:

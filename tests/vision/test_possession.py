@@ -155,3 +155,21 @@ def test_the_stream_filler_holds_records_a_bounded_time():
     assert [r["frame"] for r in out] == list(range(400))
     assert most_held <= 60
     assert all(out[f]["puck"] is None for f in range(5, 395))
+
+
+def test_the_stream_filler_takes_back_the_frames_a_new_track_confirmed():
+    """The tracker learns on frame 12 that its candidates of frames 10 and 11 were the puck
+    (a new track confirmed by them): the held records of those frames get them, measured."""
+    recs, truth = play(20, release=0, offset=(0.0, 0.0), others=())
+    seen = hide(recs, range(5, 12))
+    filler = CarriedPuckFiller(FPS)
+    out = []
+    for r in copy.deepcopy(seen):
+        back = [{"frame": f, "x": float(truth[f, 0]), "y": float(truth[f, 1]), "measured": True}
+                for f in (10, 11)] if r["frame"] == 12 else []
+        out += filler.push(r, back)
+    out += filler.flush()
+    assert [r["frame"] for r in out] == list(range(20)) and filler.backfilled == 2
+    for f in (10, 11):
+        assert out[f]["puck"] == {"x": pytest.approx(truth[f, 0]), "y": pytest.approx(truth[f, 1]), "measured": True}
+    assert all(out[f]["puck"] is None for f in range(5, 10))

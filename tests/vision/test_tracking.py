@@ -139,6 +139,29 @@ def test_touch_reported_when_the_puck_changes_direction_next_to_a_player():
     assert 10 <= touches[0][0] <= 12 and len(touches) == 1
 
 
+@pytest.mark.parametrize("score,n_before", [(0.5, 2), (0.8, 1)])
+def test_a_new_puck_track_hands_back_the_frames_that_confirmed_it(score, n_before):
+    """A track starts on a candidate that continues those of the previous frames (two for an
+    ordinary one, one for a very clear one, ``confident_score``); those frames were reported
+    unknown, and the start hands their positions back as measured (``backfill``)."""
+    pt = PuckTracker(FPS)
+    recs = []
+    for f in range(6):
+        pt.predict(f)
+        recs.append(pt.update(f, _cand((1.0 + 0.3 * f, 2.0), score), np.array([0.02]), []))
+    start = next(f for f, r in enumerate(recs) if r is not None)
+    assert start == n_before and all(r is None for r in recs[:start])
+    pt2 = PuckTracker(FPS)
+    for f in range(start + 1):
+        pt2.predict(f)
+        pt2.update(f, _cand((1.0 + 0.3 * f, 2.0), score), np.array([0.02]), [])
+    assert pt2.backfill == [{"frame": f, "x": pytest.approx(1.0 + 0.3 * f), "y": pytest.approx(2.0), "measured": True}
+                            for f in range(start)]
+    pt2.predict(start + 1)
+    pt2.update(start + 1, _cand((1.0 + 0.3 * (start + 1), 2.0), score), np.array([0.02]), [])
+    assert pt2.backfill == []  # handed back once, on the start frame only
+
+
 def _lost_after(players, n_seen=10, n_lost=9):
     """Puck records of a puck seen sliding at 6 m/s along +x for ``n_seen`` frames, then not."""
     from vision.detections import Detections
