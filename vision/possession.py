@@ -19,10 +19,10 @@ When both ends name the same player, the gap's frames up to the release get
 ``seat + offset``, the offset (puck minus seat, rink m) interpolated linearly in time
 between the two ends, with ``measured: false``. A gap that opens the clip needs a
 release seen at speed at its after end (a slow puck beside a player may be a dark
-mark beside him); one that closes the clip is filled from its before end while the
-carrier is tracked. Different players at the two ends (an unseen pass), a free puck
-before the gap, a puck found again away from any carrier, or a carrier not tracked
-on a frame: nothing is filled there. The flight between the release and the first
+mark beside him); one that runs to the clip's end is not filled (its before end alone
+does not say he kept it). Different players at the two ends (an unseen pass), a free
+puck before the gap, a puck found again away from any carrier, or a carrier not
+tracked on a frame: nothing is filled there. The flight between the release and the first
 measurement stays unknown (the rules reconstruct releases from the measured flight).
 
 The offset is the stick's place relative to the seat; a real player moves his
@@ -90,8 +90,7 @@ def _measured_xy(rec: dict) -> np.ndarray | None:
     return np.array([float(pk["x"]), float(pk["y"])])
 
 
-def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), clip_start: bool = False,
-                 final: bool = True) -> int:
+def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), clip_start: bool = False) -> int:
     """Fill the carried-puck gaps of ``records`` in place (see the module doc).
 
     Args:
@@ -100,8 +99,6 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
         context: the records just before ``records`` (read only), for a gap's before-end.
         clip_start: ``records[0]`` is the first frame of the clip: a gap there has no before-end
             to disagree with.
-        final: nothing follows ``records`` (the clip's end): a gap running to the end is
-            filled from its before-end while the carrier is tracked.
 
     Returns:
         The number of records filled.
@@ -129,13 +126,17 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
             # clip's start only a release (a pass or shot seen leaving the stick) tells
             # who had it; a slow puck next to a player may be a dark mark beside him.
             continue
-        if after is None and (b < n or not final):
-            continue  # it reappears away from any carrier, or not yet: when he lost it is unknown
+        if after is None:
+            # Found again away from any carrier, not yet, or never (the clip's end): when he
+            # lost it is unknown. (Filled from its before end alone, a carry to the clip's end
+            # was 13-23 m off on two renders, s22 and tuning 407, where that end was a false
+            # puck track beside a player.)
+            continue
         if before is not None and after is not None and before[0] != after[0]:
             continue  # different players at the two ends: an unseen pass
-        pid = (before or after)[0]
+        pid = after[0]
         f_lo, o_lo = (before[2], before[1]) if before is not None else (a, after[1])
-        f_hi, o_hi = (after[2], after[1]) if after is not None else (b - 1, before[1])
+        f_hi, o_hi = after[2], after[1]
         for j in range(a, min(b, f_hi + 1)):
             seat = _seat(allr[j], pid)
             if seat is None:
@@ -237,20 +238,20 @@ class CarriedPuckFiller:
         tail = AFTER_FIT_FRAMES + ANCHOR_FRAMES
         held = list(self._held)
         if not any(r.get("puck") is None for r in held):
-            return self._release(keep=0, final=False)
+            return self._release(keep=0)
         if len(held) > tail and all(r.get("puck") is not None for r in held[-tail:]):
-            return self._release(keep=0, final=False)  # the gaps are closed and their after-ends in
+            return self._release(keep=0)  # the gaps are closed and their after-ends in
         if len(held) >= self.max_delay:
-            return self._release(keep=tail, final=False)  # a gap still open: it stays unknown
+            return self._release(keep=tail)  # a gap still open: it stays unknown
         return []
 
     def flush(self) -> list[dict]:
-        """The held records, filled as at the clip's end."""
-        return self._release(keep=0, final=True)
+        """The held records (the clip's end, an error or Ctrl-C)."""
+        return self._release(keep=0)
 
-    def _release(self, keep: int, final: bool) -> list[dict]:
+    def _release(self, keep: int) -> list[dict]:
         held = list(self._held)
-        self.filled += fill_carried(held, self.fps, self._context, clip_start=not self._started, final=final)
+        self.filled += fill_carried(held, self.fps, self._context, clip_start=not self._started)
         out = held[: len(held) - keep]
         self._held = deque(held[len(out):])
         self._context.extend(out)
