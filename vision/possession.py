@@ -119,7 +119,7 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
         b = i  # the gap is allr[a:b]
         before = _before_end(allr, a)
         after = _after_end(allr, b, a, fps)
-        at_start = clip_start and a == off and before is None and not any(
+        at_start = clip_start and a == off and not any(
             r.get("puck") is not None for r in allr[max(0, a - ANCHOR_FRAMES):a])
         if before is None and (after is None or not at_start or not after[3]):
             # A free puck before the gap (or none): when it was picked up is unknown. At the
@@ -132,7 +132,7 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
             # was 13-23 m off on two renders, s22 and tuning 407, where that end was a false
             # puck track beside a player.)
             continue
-        if before is not None and after is not None and before[0] != after[0]:
+        if before is not None and before[0] != after[0]:
             continue  # different players at the two ends: an unseen pass
         pid = after[0]
         f_lo, o_lo = (before[2], before[1]) if before is not None else (a, after[1])
