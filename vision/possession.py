@@ -54,29 +54,28 @@ RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is
 RELEASE_MIN_SPEED_MPS = 1.0  # slower than this the puck is still at the stick: no back-trace
 
 
+def _seats(rec: dict) -> list[tuple[object, np.ndarray]]:
+    """(player id, (2,) blade midpoint, rink m) of every player in ``rec`` with both blades."""
+    out = []
+    for p in rec.get("players") or ():
+        b = np.asarray(p.get("blades"), dtype=np.float64)
+        if b.shape == (2, 2) and np.isfinite(b).all():
+            out.append((p.get("id"), b.mean(axis=0)))
+    return out
+
+
 def _seat(rec: dict, pid) -> np.ndarray | None:
     """(2,) blade midpoint of player ``pid`` in ``rec``, rink m, or None when not there."""
-    for p in rec.get("players") or ():
-        if p.get("id") == pid:
-            b = np.asarray(p.get("blades"), dtype=np.float64)
-            if b.shape == (2, 2) and np.isfinite(b).all():
-                return b.mean(axis=0)
-    return None
+    return next((seat for q, seat in _seats(rec) if q == pid), None)
 
 
 def _carrier(rec: dict, xy_rink_m: np.ndarray, reach_m: float) -> tuple[object, np.ndarray] | None:
     """(player id, offset = puck - seat (2,)) of the one player who has the puck at ``xy_rink_m``
     in ``rec``: his seat within ``reach_m`` and nearer than any other by ``CARRIER_MARGIN_M``."""
-    best: list[tuple[float, object, np.ndarray]] = []
-    for p in rec.get("players") or ():
-        b = np.asarray(p.get("blades"), dtype=np.float64)
-        if b.shape != (2, 2) or not np.isfinite(b).all():
-            continue
-        seat = b.mean(axis=0)
-        best.append((float(np.linalg.norm(xy_rink_m - seat)), p.get("id"), seat))
+    best = sorted(((float(np.linalg.norm(xy_rink_m - seat)), pid, seat) for pid, seat in _seats(rec)),
+                  key=lambda e: e[0])
     if not best:
         return None
-    best.sort(key=lambda e: e[0])
     d, pid, seat = best[0]
     if d > reach_m or (len(best) > 1 and best[1][0] - d < CARRIER_MARGIN_M):
         return None
@@ -187,10 +186,9 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np
     found: dict[object, tuple[np.ndarray, int]] = {}
     for j in range(first - 1, lo - 1, -1):
         path = p0 + v * (float(allr[j]["t"]) - t0)
-        for p in allr[j].get("players") or ():
-            seat = _seat(allr[j], p.get("id"))
-            if seat is not None and p.get("id") not in found and np.linalg.norm(path - seat) <= RELEASE_REACH_M:
-                found[p.get("id")] = (path - seat, j)
+        for pid, seat in _seats(allr[j]):
+            if pid not in found and np.linalg.norm(path - seat) <= RELEASE_REACH_M:
+                found[pid] = (path - seat, j)
     if len(found) != 1:
         return None
     (pid, (offset, j)), = found.items()
