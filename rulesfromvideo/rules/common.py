@@ -186,6 +186,14 @@ def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
     return bool(np.any(puck_jump_steps(p, obs.t_s[lo:hi], obs.sigma_m[lo:hi])))
 
 
+def same_puck_possible(obs: Observations, i: int, j: int) -> bool:
+    """Whether the puck on frame ``i`` can have slid to where it is on frame ``j`` (at most
+    ``PUCK_MAX_SPEED_MPS`` over the interval, plus 0.3 m): not a jump between objects across
+    a stretch the puck was not measured."""
+    dt = abs(float(obs.t_s[j] - obs.t_s[i]))
+    return bool(np.linalg.norm(obs.puck_xy_rink_m[j] - obs.puck_xy_rink_m[i]) <= PUCK_MAX_SPEED_MPS * dt + 0.3)
+
+
 def measured_near(obs: Observations, i: int, span: int = 2) -> bool:
     """Whether the puck was measured on a frame within ``span`` of the interval [i, i+1]
     and its track moves plausibly there (no jump between objects)."""

@@ -44,9 +44,9 @@ import shapely
 from shapely.geometry import LineString
 
 from rulesfromvideo.rules.common import (
-    INFERRED_CONTACT_SIGMA_M, K_SIGMA, PUCK_MAX_SPEED_MPS, SLEDGE_MAX_SPEED_MPS, Crossing, Release, contact_point,
-    controller_at, flight_release, interp_at, interp_time, make_event, measured_near, moves_with, nearest_frame,
-    point_depth, team_players, tri, up_crossings,
+    INFERRED_CONTACT_SIGMA_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, Release, contact_point, controller_at,
+    flight_release, interp_at, interp_time, make_event, measured_near, moves_with, nearest_frame, point_depth,
+    same_puck_possible, team_players, tri, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -242,8 +242,7 @@ def _unseen_crossings(ctx: RuleContext, s: np.ndarray) -> list[tuple[Crossing, i
         last = a - 1
         if (len(meas) >= 2 and last - meas[-1] <= UNSEEN_COAST_FRAMES and b + 1 < n
                 and s[b] >= 0 and s[b + 1] >= 0 and obs.puck_measured[b] and obs.puck_measured[b + 1]
-                and np.linalg.norm(obs.puck_xy_rink_m[b] - obs.puck_xy_rink_m[last])
-                <= PUCK_MAX_SPEED_MPS * float(obs.t_s[b] - obs.t_s[last]) + 0.3):  # the same puck
+                and same_puck_possible(obs, last, b)):
             i1, i0 = int(meas[-1]), int(meas[0])
             v = float((s[i1] - s[i0]) / max(obs.t_s[i1] - obs.t_s[i0], 1e-9))  # towards the line, m/s
             t_gap = (float(obs.t_s[last]), float(obs.t_s[b]))

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from rulesfromvideo.rules.common import (
-    HOLD_REACH_M, K_SIGMA, PUCK_MAX_SPEED_MPS, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at,
-    crossing_time_sigma, interp_at, last_touch_before, make_event, measured_near, up_crossings,
+    HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at, crossing_time_sigma,
+    interp_at, last_touch_before, make_event, measured_near, same_puck_possible, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -91,7 +91,7 @@ def measured_crossing_bracket(ctx: RuleContext, end: int, c: Crossing) -> tuple[
     dt = float(obs.t_s[hi] - obs.t_s[lo])
     if not 0 < dt <= UNMEASURED_CROSSING_MAX_S:
         return None
-    if np.linalg.norm(obs.puck_xy_rink_m[hi] - obs.puck_xy_rink_m[lo]) > PUCK_MAX_SPEED_MPS * dt + 0.3:
+    if not same_puck_possible(obs, lo, hi):
         return None
     return lo, hi
 
