@@ -434,15 +434,41 @@ def _line_in_component(pts: np.ndarray, colour: str, min_len: float, min_fractio
     if length < min_len:
         return None
     d = inl @ abc[:2] + abc[2]
-    width = float(max(1.0, np.percentile(d, 95) - np.percentile(d, 5) + 1.0))
-    if length < 8.0 * width:  # long and thin; arcs with hash marks are not
+    spread = float(max(1.0, np.percentile(d, 95) - np.percentile(d, 5) + 1.0))
+    if length < 8.0 * spread:  # long and thin; arcs with hash marks are not
         return None
     # An arc trimmed to its straightest part leaves gaps along the line.
     hist, _ = np.histogram(s, bins=max(4, int(length // 4)), range=(lo, hi))
     if np.mean(hist > 0) < 0.6:
         return None
     foot = -abc[2] * abc[:2]
+    width = _core_width(s, d, lo, hi)
     return ImageLine(colour, abc, foot + lo * direction, foot + hi * direction, width, int(len(inl)))
+
+
+def _core_width(s: np.ndarray, d: np.ndarray, lo: float, hi: float, bin_px: float = 8.0) -> float:
+    """Painted width of a line, px: the median over short stretches along it of the spread across it.
+
+    A goal net, a player or a crease arc of the paint's colour joined to the line
+    widens the stretches it touches; the whole line's spread would take them in
+    (a goal line read as thick as a blue line is refused as a goal line).
+
+    Args:
+        s: (N,) positions of the line's pixels along it, px.
+        d: (N,) their signed distances across it, px.
+        lo, hi: the line's extent along ``s``, px.
+        bin_px: stretch length, px.
+    """
+    n_bins = max(1, int((hi - lo) // bin_px))
+    k = np.clip(((s - lo) / max(hi - lo, 1e-9) * n_bins).astype(int), 0, n_bins - 1)
+    widths = []
+    for b in range(n_bins):
+        db = d[k == b]
+        if len(db) >= 3:
+            widths.append(np.percentile(db, 95) - np.percentile(db, 5) + 1.0)
+    if not widths:
+        widths = [np.percentile(d, 95) - np.percentile(d, 5) + 1.0]
+    return float(max(1.0, np.median(widths)))
 
 
 def merge_collinear(lines: list[ImageLine], angle_tol_deg: float = 10.0, dist_tol_px: float = 4.0) -> list[ImageLine]:

@@ -155,3 +155,16 @@ def test_ice_is_the_brightest_large_surface_not_the_largest():
     assert masks.ice_lab[0] > 200, masks.ice_lab
     assert masks.ice[180, 260] == 255 and masks.ice[20, 20] == 0
     assert masks.red[180, 319] == 255
+
+
+def test_width_of_a_thin_line_with_a_net_and_jersey_of_its_colour_joined_to_it():
+    # A goal line (2 px) with a red goal frame and a red jersey standing on it: the
+    # line's width is its paint's, so the registration does not refuse it as a goal
+    # line for being as wide as a blue line (design: goal lines are ~6x thinner).
+    mask = np.zeros((H, W), np.uint8)
+    cv2.line(mask, (20, 250), (600, 110), 255, 2)
+    cv2.rectangle(mask, (120, 190), (170, 232), 255, 3)  # the net's frame, over the line
+    cv2.ellipse(mask, (400, 150), (12, 30), 0, 0, 360, 255, -1)  # a jersey
+    lines = fit_lines(mask, "red", 0.25 * H)
+    assert len(lines) == 1
+    assert lines[0].width_px < 4.0  # 2 px drawn, ~3 px across its slanted raster
