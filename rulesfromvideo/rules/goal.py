@@ -18,6 +18,9 @@ puck at the post gets a call, or ``inconclusive``, rather than silence):
 * height: with ``z`` known the puck must pass below the crossbar
   (``z + thickness / 2 < 1.22``); without ``z`` the evidence says the crossbar
   was not checked;
+* the deepest point must be measured; where the track coasted (unmeasured) deeper, a
+  measured frame with the whole puck across still decides a goal (its depth the margin),
+  never a no_goal;
 * a puck crossing the line from the outer side (behind the net) is ``no_goal``
   with evidence ``from_behind``;
 * a puck lost from view in front of the goal mouth while moving into it (behind a
@@ -145,6 +148,13 @@ def _lost_arrivals(ctx: RuleContext, end: int, lead: np.ndarray) -> list[tuple[f
     return out
 
 
+def _deepest_measured(obs, seg: np.ndarray, depth: np.ndarray) -> int | None:
+    """The frame of ``seg`` with the puck deepest across the line among those measured, with the
+    track not jumping there (``measured_near``), or None."""
+    ok = [int(k) for k in seg if obs.puck_measured[k] and np.isfinite(depth[k]) and measured_near(obs, int(k))]
+    return max(ok, key=lambda k: float(depth[k])) if ok else None
+
+
 def _lost_event(ctx: RuleContext, att: str, c: Crossing, k_back: int, lead: np.ndarray) -> dict[str, Any]:
     """The ``inconclusive`` goal of a puck lost moving into the goal mouth (``_lost_arrivals``)."""
     obs = ctx.obs
@@ -251,6 +261,18 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
         k = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
     if not measured_near(obs, km, span=3):
+        kg = _deepest_measured(obs, seg, depth)
+        if dmax > 0 and kg is not None and below:
+            # The deepest point was inferred (a track coasted on into the net), but a measured
+            # frame already shows the puck entirely across: that frame decides a goal. It never
+            # decides a no_goal: the unmeasured frames may hold a deeper puck.
+            sig_g = max(verdict_sigma, float(obs.sigma_smoothed_m[kg]))
+            margin_g = min(float(depth[kg]), clear)
+            if margin_g > 0 and margin_g >= K_SIGMA * sig_g:
+                ev.update({"decisive_frame": int(obs.frame[kg]), "puck_xy_rink_m": p[kg],
+                           "measured_depth_m": float(depth[kg]),
+                           "note": "deepest point not measured: the puck is entirely across on a measured frame"})
+                return make_event(obs, "goal", t, att, "goal", margin_g, sig_g, "906 1", ev)
         ev["reason"] = "puck not measured (or its track jumps) at its deepest point"
         return make_event(obs, "goal", t, att, "inconclusive", margin, verdict_sigma, "906 1", ev)
     if z is not None and not below:

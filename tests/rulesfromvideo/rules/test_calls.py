@@ -347,6 +347,41 @@ def test_906_goal_time_is_when_depth_reaches_zero():
     assert g["t"] == pytest.approx((26.025 + R - 20.0) / 8.0, abs=1e-4)
 
 
+def _coasted_into_the_net(depth_measured):
+    """A puck along +x at 8 m/s, measured until its centre is ``depth_measured`` across the goal
+    line's outer edge (906 1 depth), then coasted on (``measured: false``) 2 m into the net, as a
+    tracker carries a puck it lost in the net."""
+    c = Clip(2.0)
+    x_last = 26.025 + R + depth_measured
+    c.puck = lambda t: (min(20.0 + 8.0 * t, 28.0), 0.2)
+    c.player(1, "home", still(19.0, 0.2)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    c.inferred = {f for f in range(c.n) if 20.0 + 8.0 * f / 30 > x_last + 1e-9}
+    return c, x_last
+
+
+def test_906_goal_on_a_measured_frame_entirely_across_when_the_deepest_point_was_coasted():
+    """906 1 "entirely across the goal line": a measured frame with the whole puck across decides
+    the goal even though the track then coasted (unmeasured) deeper; the decisive frame and the
+    margin are the measured frame's."""
+    c, x_last = _coasted_into_the_net(0.15)
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "goal"
+    f_last = max(f for f in range(c.n) if f not in c.inferred)
+    assert g[0]["evidence"]["decisive_frame"] == f_last
+    depth_last = 20.0 + 8.0 * f_last / 30 - R - 26.025
+    assert g[0]["margin_m"] == pytest.approx(depth_last, abs=2e-3) and 0.0 < depth_last <= 0.15
+
+
+def test_906_a_coasted_crossing_alone_is_no_goal_call():
+    """906 1: with the puck measured only short of the line (or straddling it), a track coasted
+    across is not evidence of a goal, nor of none: inconclusive."""
+    c, _ = _coasted_into_the_net(-0.05)
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive"
+    assert "deepest point" in g[0]["evidence"]["reason"]
+
+
 def test_906_from_behind_is_no_goal():
     """906 1: the puck must be put into the goal from the front; from behind -> no goal."""
     c = Clip(2.0)
