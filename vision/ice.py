@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from shapely.geometry import Polygon
+from shapely.geometry import LineString, Point, Polygon
 from shapely.ops import unary_union
 
 from vision.geometry import PlaneCamera, apply_homography, fill_rings
@@ -98,6 +98,24 @@ def goal_nets_rink_m(rink) -> Polygon:
         behind = Polygon([(x_cut, -50.0), (x_cut + e * 50.0, -50.0), (x_cut + e * 50.0, 50.0), (x_cut, 50.0)])
         nets.append(base.intersection(behind))
     return unary_union(nets)
+
+
+def puck_walls_rink_m(rink, puck_radius_m: float):
+    """What a puck sliding on the ice cannot pass through, for its centre, m: the boards (the
+    ice's edge moved in by the puck's radius) and each goal frame's posts and base arc behind
+    the goal line (218 b, c), thickened by the radius. Only the goal mouth between the posts
+    is open.
+
+    Returns:
+        A shapely geometry; a path of the puck's centre that intersects it went through a wall.
+    """
+    r = float(puck_radius_m)
+    parts = [rink.ice.buffer(-r).exterior]
+    post_r = float(rink.spec.goal_post_diameter_m) / 2.0
+    for e in (1, -1):
+        parts.append(LineString(rink.goal_base_xy(e, n_arc=24)).buffer(r))
+        parts += [Point(*c).buffer(post_r + r) for c in rink.goal_post_centres_xy(e)]
+    return unary_union(parts)
 
 
 @dataclass

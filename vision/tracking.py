@@ -65,11 +65,13 @@ from typing import Any
 
 import cv2
 import numpy as np
+import shapely
 from scipy.optimize import linear_sum_assignment
+from shapely.geometry import LineString
 
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
-from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene
+from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene, puck_walls_rink_m
 from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector, steep_view
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
@@ -503,12 +505,15 @@ class PuckTracker:
         confident_score: a candidate this strong (re)starts a track after two consistent
             frames instead of three.
         puck_z_m: height of the plane the candidates are measured on (the puck's centre), m.
+        walls_rink_m: what the sliding puck's centre cannot pass through (``vision.ice.
+            puck_walls_rink_m``: boards, goal frames), or None. A coast whose predicted path
+            crosses it ends: the puck stopped or bounced there, and where it went is unknown.
     """
 
     def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
                  acquire_score: float = 0.4, kick_dv_mps: float = 25.0, confident_score: float = 0.6,
-                 puck_z_m: float = 0.0127) -> None:
+                 puck_z_m: float = 0.0127, walls_rink_m: Any = None) -> None:
         self.fps = float(fps)
         self.dt = 1.0 / self.fps
         self.max_coast = max(1, int(round(max_coast_s * fps)))
@@ -519,6 +524,9 @@ class PuckTracker:
         self.acquire_score = acquire_score
         self.kick_dv = kick_dv_mps
         self.confident_score = confident_score
+        self.walls_rink_m = walls_rink_m
+        self._walls_prepared = False
+        self._last_xy: np.ndarray | None = None  # the last record's position, m
         self.kf: KalmanCV | None = None
         self.misses = 0
         self.hits = 0
@@ -671,6 +679,9 @@ class PuckTracker:
                 return None
             if self.misses > NEAR_PLAYER_COAST_FRAMES and self._within_reach(players):
                 return None
+            if self._coast_hits_wall():
+                self.kf = None
+                return None
             return self._record(False)
         # Lost: acquire from consistent strong candidates.
         if self._try_reacquire(frame_index, xy, score, oversize):
@@ -717,7 +728,7 @@ class PuckTracker:
         if self.kf is None:
             return None
         self.misses += 1
-        if self.misses > self.max_coast:
+        if self.misses > self.max_coast or self._coast_hits_wall():
             self.kf = None
             return None
         return self._record(False)
@@ -774,7 +785,21 @@ class PuckTracker:
 
     def _record(self, measured: bool) -> dict:
         x, y = self.kf.xy
+        self._last_xy = np.array([x, y], dtype=np.float64)
         return {"x": round(float(x), 4), "y": round(float(y), 4), "measured": bool(measured)}
+
+    def _coast_hits_wall(self) -> bool:
+        """Whether the coasted prediction's path from the last record went through the boards or
+        a goal frame (a flying puck passes over them: not tested while a flight is fitted)."""
+        if self.walls_rink_m is None or self._last_xy is None or self.flight is not None:
+            return False
+        if not self._walls_prepared:
+            shapely.prepare(self.walls_rink_m)
+            self._walls_prepared = True
+        xy = np.asarray(self.kf.xy, dtype=np.float64)
+        if not np.all(np.isfinite(xy)):
+            return True
+        return bool(self.walls_rink_m.intersects(LineString([self._last_xy, xy])))
 
     def _touch(self, frame_index: int, xy_meas: np.ndarray, v_prior: np.ndarray,
                players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
@@ -936,7 +961,8 @@ class FrameTracker:
         self.players = PlayerTracker(self.fps, update_every=self.player_every,
                                      confirm_hits=2 if self.player_every > 1 else 3)
         self._since_players = self.player_every  # frames since the last keyframe (the first frame is one)
-        self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0)
+        self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0,
+                                walls_rink_m=puck_walls_rink_m(rink, self.puck_detector.diameter_m / 2.0))
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)

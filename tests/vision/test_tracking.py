@@ -538,3 +538,58 @@ def test_player_tracker_updated_every_other_frame_keeps_its_limits_in_seconds():
             tr_.predict(tr_.update_every)
             tr_.update(np.zeros((0, 2)), np.zeros(0), [], [])
         assert not tr_.tracks
+
+
+def _coast_from(pt, xy0, v, n):
+    """Measure the puck at ``xy0`` moving at ``v`` (m/s) for 3 frames, then coast ``n`` frames
+    with no candidates; the records of the coast."""
+    from vision.puck import empty_candidates
+    from vision.tracking import KalmanCV
+
+    pt.kf = KalmanCV(np.asarray(xy0, float), 0.01, 1.0, 40.0)
+    pt.kf.x[2:] = v
+    pt._record(True)
+    out = []
+    for f in range(1, n + 1):
+        pt.predict(f)
+        out.append(pt.update(f, empty_candidates(), np.zeros(0), []))
+    return out
+
+
+@pytest.mark.parametrize("start,v,side", [
+    ((25.0, 0.3), (8.0, 0.0), "in_net"),      # into the net through the mouth: stopped by its back
+    ((28.5, 0.2), (-8.0, 0.0), "behind_net"),  # from behind the net: stopped by its back
+    ((0.0, 14.0), (0.0, 9.0), "boards"),       # into the boards
+])
+def test_coasted_puck_does_not_pass_through_the_net_or_the_boards(start, v, side):
+    """A sliding puck cannot pass through the boards or the goal frame (218 b, c): a coast
+    whose predicted path crosses them ends (unknown) instead of carrying the puck beyond."""
+    from calibration.rink import RinkModel, RinkSpec
+    from vision.ice import puck_walls_rink_m
+
+    rink = RinkModel(RinkSpec.for_layout("ipc"))
+    r = 0.0381
+    back_x = rink.spec.goal_line_x_m + rink.spec.goal_depth_m
+    free = _coast_from(PuckTracker(FPS, max_coast_s=1.0), start, v, 9)
+    assert all(rec is not None for rec in free)  # without walls it coasts on
+    walled = _coast_from(PuckTracker(FPS, max_coast_s=1.0, walls_rink_m=puck_walls_rink_m(rink, r)), start, v, 9)
+    n_seen = next(i for i, rec in enumerate(walled) if rec is None)
+    assert 0 < n_seen < 9 and all(rec is None for rec in walled[n_seen:])
+    last, beyond = walled[n_seen - 1], free[n_seen]
+    if side == "in_net":
+        assert 26.025 < last["x"] < back_x - r < beyond["x"] + r
+    elif side == "behind_net":
+        assert last["x"] > back_x + r > beyond["x"] - r
+    else:
+        assert last["y"] < 15.0 - r < beyond["y"] + r
+
+
+def test_coasted_puck_passes_beside_the_net():
+    """Wide of the posts (|y| > 0.94 m) nothing stands on the goal line: the coast goes on."""
+    from calibration.rink import RinkModel, RinkSpec
+    from vision.ice import puck_walls_rink_m
+
+    rink = RinkModel(RinkSpec.for_layout("ipc"))
+    walled = _coast_from(PuckTracker(FPS, max_coast_s=1.0, walls_rink_m=puck_walls_rink_m(rink, 0.0381)),
+                         (24.0, 1.2), (8.0, 0.0), 9)
+    assert all(rec is not None for rec in walled) and walled[-1]["x"] > 26.025
