@@ -527,6 +527,7 @@ class PuckTracker:
         self.walls_rink_m = walls_rink_m
         self._walls_prepared = False
         self._last_xy: np.ndarray | None = None  # the last record's position, m
+        self._coast_cut = False  # a coast ended next to a player: unknown until measured again
         self.kf: KalmanCV | None = None
         self.misses = 0
         self.hits = 0
@@ -677,7 +678,10 @@ class PuckTracker:
             if self.misses > self.max_coast:
                 self.kf = None
                 return None
-            if self.misses > NEAR_PLAYER_COAST_FRAMES and self._within_reach(players):
+            if self._coast_cut or (self.misses > NEAR_PLAYER_COAST_FRAMES and self._within_reach(players)):
+                # He may have stopped, received or redirected it: unknown from here until the
+                # puck is measured again, also where the prediction drifts out of his reach.
+                self._coast_cut = True
                 return None
             if self._coast_hits_wall():
                 self.kf = None
@@ -730,6 +734,8 @@ class PuckTracker:
         self.misses += 1
         if self.misses > self.max_coast or self._coast_hits_wall():
             self.kf = None
+            return None
+        if self._coast_cut:
             return None
         return self._record(False)
 
@@ -786,6 +792,8 @@ class PuckTracker:
     def _record(self, measured: bool) -> dict:
         x, y = self.kf.xy
         self._last_xy = np.array([x, y], dtype=np.float64)
+        if measured:
+            self._coast_cut = False
         return {"x": round(float(x), 4), "y": round(float(y), 4), "measured": bool(measured)}
 
     def _coast_hits_wall(self) -> bool:

@@ -162,11 +162,11 @@ def test_a_new_puck_track_hands_back_the_frames_that_confirmed_it(score, n_befor
     assert pt2.backfill == []  # handed back once, on the start frame only
 
 
-def _lost_after(players, n_seen=10, n_lost=9):
+def _lost_after(players, n_seen=10, n_lost=9, max_coast_s=0.3):
     """Puck records of a puck seen sliding at 6 m/s along +x for ``n_seen`` frames, then not."""
     from vision.detections import Detections
 
-    pt = PuckTracker(FPS)
+    pt = PuckTracker(FPS, max_coast_s=max_coast_s)
     recs = []
     for f in range(n_seen + n_lost):
         pt.predict(f)
@@ -185,6 +185,20 @@ def test_puck_lost_within_a_players_reach_is_reported_only_briefly():
     assert all(r is not None and r["measured"] is False for r in lost[:NEAR_PLAYER_COAST_FRAMES])
     assert all(r is None for r in lost[NEAR_PLAYER_COAST_FRAMES:])
     assert pt.active
+
+
+def test_puck_lost_next_to_a_player_stays_unknown_when_the_prediction_leaves_him():
+    """Once a coast is cut next to a player (he may have stopped it), the prediction drifting on
+    out of his reach is no evidence of where the puck is: unknown until it is measured again."""
+    from vision.tracking import NEAR_PLAYER_COAST_FRAMES
+
+    pt, recs = _lost_after([(7, "away", np.array([2.6, 0.4]))], n_lost=20, max_coast_s=1.0)
+    lost = recs[10:]
+    assert all(r is not None for r in lost[:NEAR_PLAYER_COAST_FRAMES])
+    # the prediction is 0.2 m further along +x each frame; out of his 1.8 m reach past x = 4.4 m
+    out_of_reach = [f for f in range(10, 30) if 0.2 * f > 2.6 + 1.8 + 0.2]
+    assert out_of_reach and all(recs[f] is None for f in out_of_reach)
+    assert pt.active  # still predicting for re-acquisition
 
 
 def test_puck_lost_in_free_ice_coasts_up_to_max_coast():
