@@ -555,7 +555,7 @@ def test_player_tracker_updated_every_other_frame_keeps_its_limits_in_seconds():
 
 
 def _coast_from(pt, xy0, v, n):
-    """Measure the puck at ``xy0`` moving at ``v`` (m/s) for 3 frames, then coast ``n`` frames
+    """Put the track at ``xy0`` moving at ``v`` (m/s), as just measured, then coast ``n`` frames
     with no candidates; the records of the coast."""
     from vision.puck import empty_candidates
     from vision.tracking import KalmanCV
