@@ -72,8 +72,10 @@ def detect_goals(ctx: RuleContext) -> list[dict[str, Any]]:
         # local maxima whose sub-frame peak reaches the line are arrivals too.
         for km in np.nonzero((lead[1:-1] < 0) & (lead[1:-1] >= lead[:-2]) & (lead[1:-1] >= lead[2:]))[0] + 1:
             tp, vp, _ = peak(lead, obs.t_s, int(km))
-            # Within k sigma of the line counts: with noise the peak may be hidden.
-            if vp >= -K_SIGMA * float(obs.sigma_smoothed_m[km]):
+            # Within k sigma of the line counts: with noise the peak may be hidden. A peak of
+            # coasted or gap-filled positions alone is no sighting (a lost puck moving into the
+            # mouth is ``_lost_arrivals``'s).
+            if vp >= -K_SIGMA * float(obs.sigma_smoothed_m[km]) and measured_near(obs, int(km)):
                 i0 = int(np.clip(np.floor((tp - obs.t_s[0]) * obs.fps), 0, obs.n_frames - 2))
                 frac = float(np.clip((tp - obs.t_s[i0]) * obs.fps, 0, 1))
                 c = Crossing(i0, frac, tp)

@@ -382,6 +382,34 @@ def test_906_a_coasted_crossing_alone_is_no_goal_call():
     assert "deepest point" in g[0]["evidence"]["reason"]
 
 
+def test_906_a_peak_of_coasted_and_gap_filled_positions_is_no_arrival():
+    """906 1: the puck, measured moving diagonally towards the goal line (it would pass wide of
+    the post), stops 1.3 m short of it: the source coasts it three frames on (``measured:
+    false``), then reports nothing for six, then measures it where it stopped (positions noisy
+    by 1 cm, so the rules smooth them). The coast and the gap filled after it make a peak 0.6 m
+    short of the line, inside the gap, whose stated uncertainty reaches the line; with no
+    measurement near it, that is no sighting of an arrival: no goal event."""
+    v = np.array([7.0, -7.6])
+    stop = np.array([24.69, 0.19])
+    f_stop = 15  # measured up to here
+    c = Clip(1.2)
+
+    def puck(t):
+        f = int(round(t * 30))
+        if f <= f_stop:
+            return tuple(stop + v * (f - f_stop) / 30)
+        if f <= f_stop + 3:
+            return tuple(stop + v * (f - f_stop) / 30)  # coasted on
+        if f <= f_stop + 9:
+            return None
+        return tuple(stop)
+    c.puck = puck
+    c.inferred = {f_stop + 1, f_stop + 2, f_stop + 3}
+    c.player(1, "home", still(22.0, 2.0)).player(20, "away", still(24.9, 0.8))
+    c.touches = {0: 1}
+    assert of_type(c.run(noise_m=0.01), "goal") == []  # noisy: the source positions get smoothed
+
+
 def test_906_from_behind_is_no_goal():
     """906 1: the puck must be put into the goal from the front; from behind -> no goal."""
     c = Clip(2.0)
