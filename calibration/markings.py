@@ -434,7 +434,7 @@ def _line_in_component(pts: np.ndarray, colour: str, min_len: float, min_fractio
     if length < min_len:
         return None
     d = inl @ abc[:2] + abc[2]
-    spread = float(max(1.0, np.percentile(d, 95) - np.percentile(d, 5) + 1.0))
+    spread = max(1.0, _spread_px(d))
     if length < 8.0 * spread:  # long and thin; arcs with hash marks are not
         return None
     # An arc trimmed to its straightest part leaves gaps along the line.
@@ -444,6 +444,12 @@ def _line_in_component(pts: np.ndarray, colour: str, min_len: float, min_fractio
     foot = -abc[2] * abc[:2]
     width = _core_width(s, d, lo, hi)
     return ImageLine(colour, abc, foot + lo * direction, foot + hi * direction, width, int(len(inl)))
+
+
+def _spread_px(d: np.ndarray) -> float:
+    """Extent across a line of pixels at signed distances ``d`` (N,) px from it: 5th to 95th
+    percentile, plus the pixel itself, px."""
+    return float(np.percentile(d, 95) - np.percentile(d, 5) + 1.0)
 
 
 def _core_width(s: np.ndarray, d: np.ndarray, lo: float, hi: float, bin_px: float = 8.0) -> float:
@@ -465,9 +471,9 @@ def _core_width(s: np.ndarray, d: np.ndarray, lo: float, hi: float, bin_px: floa
     for b in range(n_bins):
         db = d[k == b]
         if len(db) >= 3:
-            widths.append(np.percentile(db, 95) - np.percentile(db, 5) + 1.0)
+            widths.append(_spread_px(db))
     if not widths:
-        widths = [np.percentile(d, 95) - np.percentile(d, 5) + 1.0]
+        widths = [_spread_px(d)]
     return float(max(1.0, np.median(widths)))
 
 
