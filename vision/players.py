@@ -10,8 +10,8 @@ Method (work resolution of the ice model, usually half the frame):
    closing restricted to marking pixels rejoins a player whose jersey has the
    colour of the line he sits on (the line would otherwise cut him in two); a
    small closing fills jersey numbers.
-3. Connected components, kept when their area is plausible for a seated player
-   at that spot (expected size from the camera recovered from the homography)
+3. Connected components, kept when their area is plausible for a player's body
+   (``PlayerBody``: seated on a sledge, or standing for the sponge leagues) at that spot (expected size from the camera recovered from the homography)
    not counting the face-off spots and L marks they cover, and not standing in a goal
    (``vision.ice.goal_nets_rink_m``).
 4. Merged blobs (players side by side) are split at the emptiest column when
@@ -48,6 +48,14 @@ PLAYER_HEIGHT_M = 1.15
 TORSO_BAND_M = (0.35, 0.85)
 TORSO_HALF_WIDTH_M = 0.22
 SLEDGE_LENGTH_M = 1.1
+# Blade centre beyond the detected contact point, along the view direction, metres. The
+# contact is the bottom of the blob under the body, i.e. the seat's near edge; measured on
+# 279 simulated player views (3 plays, broadcast and blue-line cameras, all headings):
+# −0.106 ± 0.14 m along the view, 0.00 ± 0.08 m across it, independent of the heading (the
+# blades sit under the body whatever way the sledge points). Negative: the blob's bottom lies
+# slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
+SEAT_BEYOND_CONTACT_M = -0.10
+BLADE_HALF_GAP_M = 0.125
 # Side of the foreground mask's opening, work px: anything narrower (sticks, a far sledge's
 # legs) is erased from the blob.
 OPENING_PX = 3
@@ -59,6 +67,58 @@ OPENING_PX = 3
 # (docs/vision.md, "Seen from above"); the broadcast and blue-line cameras never reach it.
 STEEP_VIEW_ELEVATION_DEG = 35.0
 BODY_CENTRE_HEIGHT_M = 0.45
+
+
+@dataclass(frozen=True)
+class PlayerBody:
+    """The body the detector and tracker expect on the ice, metres.
+
+    The classical detector reads a player's size, team colour and ground contact from where
+    his body should be; a seated sledge player and a standing sponge player differ in all three
+    (a standing player's jersey is where a seated one's helmet would be, and a band at a seated
+    torso's height reads his trousers). Which body applies is the game's (the rule profile's
+    ``player_kind``), handed in by whoever builds the vision stage.
+
+    Attributes:
+        kind: "sledge" | "standing".
+        height_m: top of the helmet above the ice.
+        torso_band_m: (low, high) heights of the jersey band the team colour is read from.
+        torso_half_width_m: half the torso's width.
+        torso_beyond_contact_m: the torso's centre beyond the ground contact along the view (a
+            seated body leans back over the seat; a standing one is over his feet).
+        length_m: the player's longest extent seen from the side (a sledge; a stance with the
+            stick held low), for the expected blob width and area.
+        centre_height_m: height of the body's mass, for the ground point under a blob's centroid
+            seen from above.
+        centre_beyond_contact_m: the blades' (feet's) centre beyond the contact along the view.
+        contact_half_gap_m: half the distance between the two blades (feet).
+        legs_forward: the legs lie along the ice in front of the blades (a sledge's frame), so a
+            player heading at the camera has his contact at the feet, not the seat.
+    """
+
+    kind: str
+    height_m: float
+    torso_band_m: tuple[float, float]
+    torso_half_width_m: float
+    torso_beyond_contact_m: float
+    length_m: float
+    centre_height_m: float
+    centre_beyond_contact_m: float
+    contact_half_gap_m: float
+    legs_forward: bool
+
+
+# A seated sledge-hockey player (IPC 300-306): the measured constants above.
+SEATED = PlayerBody("sledge", PLAYER_HEIGHT_M, TORSO_BAND_M, TORSO_HALF_WIDTH_M, 0.35, SLEDGE_LENGTH_M,
+                    BODY_CENTRE_HEIGHT_M, SEAT_BEYOND_CONTACT_M, BLADE_HALF_GAP_M, True)
+# A standing adult in shoes (the sponge leagues): helmet top ~1.8 m, jersey from the waist
+# (~1.0 m) to the shoulders (~1.45 m), feet ~0.3 m apart. The silhouette's centroid seen from
+# above at the seated body's share of the height (0.45 of 1.15 m: its shadow and stick pull it
+# down), and the feet's centre 0.2 m beyond the blob's bottom (half a shoe beyond its near edge,
+# plus what the mask's opening eats: 0.19-0.26 m measured on six sponge tuning renders, seeds
+# 451-456, broadcast and blue-line views; docs/vision.md "Standing players").
+STANDING = PlayerBody("standing", 1.80, (1.0, 1.45), 0.22, 0.10, 0.6, 0.7, 0.20, 0.15, False)
+PLAYER_BODIES = {"sledge": SEATED, "standing": STANDING}
 
 
 def steep_view(cam, xy_rink_m: np.ndarray) -> np.ndarray:
@@ -100,11 +160,14 @@ class PlayerDetector:
     Args:
         teams: jersey colour classifier (None: no team assignment).
         config: thresholds.
+        body: the players' body (``SEATED`` sledge players, ``STANDING`` sponge players).
     """
 
-    def __init__(self, teams: TeamClassifier | None = None, config: PlayerDetectorConfig | None = None) -> None:
+    def __init__(self, teams: TeamClassifier | None = None, config: PlayerDetectorConfig | None = None,
+                 body: PlayerBody = SEATED) -> None:
         self.teams = teams
         self.config = config or PlayerDetectorConfig()
+        self.body = body
 
     def detect(self, scene: IceScene) -> tuple[Detections, list[TeamAssignment]]:
         """Players in one frame.
@@ -158,7 +221,8 @@ class PlayerDetector:
                 if not ok[0]:
                     continue
                 if steep_view(scene.cam, contact_rink)[0]:
-                    contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink)
+                    contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink,
+                                                                  self.body.centre_height_m)
                 if scene.goal_nets_rink_m is not None and \
                         shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
                     continue  # the goal frame and net, standing up from the ice like a player
@@ -171,7 +235,7 @@ class PlayerDetector:
                 if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
-                exp_h = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
+                exp_h = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
                 if bot - top + 1 < cfg.min_height_frac * exp_h:
                     continue
                 x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
@@ -197,13 +261,12 @@ class PlayerDetector:
         return det, teams
 
     # ----------------------------------------------------------------- parts
-    @staticmethod
-    def _expected(scene: IceScene, xy_rink_m: np.ndarray) -> tuple[float, float]:
-        """Expected work-resolution (area px², single-sledge width px) of a player standing there."""
+    def _expected(self, scene: IceScene, xy_rink_m: np.ndarray) -> tuple[float, float]:
+        """Expected work-resolution (area px², single-player width px) of a player standing there."""
         s = scene.scale
         J = scene.cam.jacobian_image_from_rink(xy_rink_m)[0] * s
-        width = SLEDGE_LENGTH_M * max(np.linalg.norm(J[0]), np.linalg.norm(J[1])) * 0.8
-        height = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * s
+        width = self.body.length_m * max(np.linalg.norm(J[0]), np.linalg.norm(J[1])) * 0.8
+        height = self.body.height_m * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * s
         # Body plus sledge: roughly half of the bounding box is filled.
         area = max(4.0, 0.45 * width * max(height, 0.4 * width))
         return area, max(width, 2.0)
@@ -223,7 +286,7 @@ class PlayerDetector:
             x, y, w, h, _ = stats[i]
             c_full = scene.to_full(np.array([[x + w / 2.0, y + h - 0.5]]))
             c_rink, ok = scene.cam.rink_from_image(c_full)
-            hpx = PLAYER_HEIGHT_M * float(scene.cam.vertical_px_per_m(c_rink)[0]) * scene.scale if ok[0] else 0.0
+            hpx = self.body.height_m * float(scene.cam.vertical_px_per_m(c_rink)[0]) * scene.scale if ok[0] else 0.0
             bottoms[i] = hpx
         kept: list[int] = []
         for i in idx:
@@ -314,21 +377,22 @@ class PlayerDetector:
 
     @staticmethod
     def _under_body(sub: np.ndarray, x_off: int, y_off: int, scene: IceScene,
-                    contact_full: np.ndarray, contact_rink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    contact_full: np.ndarray, contact_rink: np.ndarray,
+                    centre_height_m: float = BODY_CENTRE_HEIGHT_M) -> tuple[np.ndarray, np.ndarray]:
         """(full px (1, 2), rink m (1, 2)) of the ground point under the body of a blob seen
-        from above (``steep_view``): the blob's centroid taken at ``BODY_CENTRE_HEIGHT_M``;
+        from above (``steep_view``): the blob's centroid taken at ``centre_height_m``;
         the given contact when that ray does not meet the plane."""
         ys, xs = np.nonzero(sub)
         centroid_full = scene.to_full(np.array([[x_off + xs.mean(), y_off + ys.mean()]]))
-        under, ok = scene.cam.rink_from_image(centroid_full, z_m=BODY_CENTRE_HEIGHT_M)
+        under, ok = scene.cam.rink_from_image(centroid_full, z_m=centre_height_m)
         if not ok[0]:
             return contact_full, contact_rink
         uv, _ = scene.cam.image_from_rink(np.c_[under, [0.0]])
         return uv, under
 
-    @staticmethod
-    def _torso_boxes(scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:
+    def _torso_boxes(self, scene: IceScene, c_px: np.ndarray, c_rink: np.ndarray) -> np.ndarray:
         """(N, 4) full-res px boxes of the torso band above each contact point."""
+        body = self.body
         out = np.zeros((len(c_px), 4))
         cam = scene.cam
         steep = steep_view(cam, c_rink)
@@ -336,18 +400,18 @@ class PlayerDetector:
             if steep[k]:
                 # Seen from above the band is the top of a cuboid over the seat: the box of its
                 # corners (a vertical band of the image would be a sliver there).
-                hw = TORSO_HALF_WIDTH_M
+                hw = body.torso_half_width_m
                 pts = np.array([[cr[0] + sx * hw, cr[1] + sy * hw, z] for sx in (-1, 1) for sy in (-1, 1)
-                                for z in TORSO_BAND_M])
+                                for z in body.torso_band_m])
                 uv, _ = cam.image_from_rink(pts)
                 out[k] = (*uv.min(axis=0), *uv.max(axis=0))
                 continue
-            # The band is centred 0.35 m beyond the contact along the view: an allowance for the
-            # body leaning back over the seat and for the contact error along the view.
-            seat = cr + cam.away_direction_rink(cr[None])[0] * 0.35
-            pts = np.array([[seat[0], seat[1], TORSO_BAND_M[0]], [seat[0], seat[1], TORSO_BAND_M[1]]])
+            # The band is centred beyond the contact along the view: for a seated player an
+            # allowance for the body leaning back over the seat and for the contact error.
+            seat = cr + cam.away_direction_rink(cr[None])[0] * body.torso_beyond_contact_m
+            pts = np.array([[seat[0], seat[1], body.torso_band_m[0]], [seat[0], seat[1], body.torso_band_m[1]]])
             uv, _ = cam.image_from_rink(pts)
-            half_w = TORSO_HALF_WIDTH_M * float(cam.ground_scale_px_per_m(seat[None])[0])
+            half_w = body.torso_half_width_m * float(cam.ground_scale_px_per_m(seat[None])[0])
             u = uv[:, 0].mean()
             out[k] = (u - half_w, uv[:, 1].min(), u + half_w, uv[:, 1].max())
         return out

@@ -39,10 +39,12 @@ old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.
 Blades: the detector gives the ground point under the player's body (the
 bottom of the blob within its tallest columns — the blades sit under the seat,
 whatever way the sledge points, while the blob's lowest pixel is often a stick
-or the sledge's front). The blade centre is ``SEAT_BEYOND_CONTACT_M`` beyond it
+or the sledge's front). The blade centre is ``vision.players.SEAT_BEYOND_CONTACT_M`` beyond it
 along the view direction, and the two blade points are placed
 ±``BLADE_HALF_GAP_M`` (0.125 m: blades ~0.25 m apart) across the heading from
-the track velocity (across the view when the player stands still). A sledge
+the track velocity (across the view when the player stands still). Standing players (the
+sponge profile: ``vision.players.STANDING``) have their feet there instead, from the standing
+body's own offsets and no legs along the ice. A sledge
 heading towards the camera, near enough for its legs to survive the detector's
 opening, has its contact at the feet: the seat is then moved back by the legs'
 reach (``legs_reach_towards_camera_m``). Seen from above (``vision.players.steep_view``:
@@ -72,21 +74,14 @@ from shapely.geometry import LineString
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene, puck_walls_rink_m
-from vision.players import OPENING_PX, TORSO_HALF_WIDTH_M, PlayerDetector, steep_view
+from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
+                             steep_view)
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
 from vision.puck_verifier import dark_peaks
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
-BLADE_HALF_GAP_M = 0.125
-# Blade centre beyond the detected contact point, along the view direction, metres. The
-# contact is the bottom of the blob under the body, i.e. the seat's near edge; measured on
-# 279 simulated player views (3 plays, broadcast and blue-line cameras, all headings):
-# −0.106 ± 0.14 m along the view, 0.00 ± 0.08 m across it, independent of the heading (the
-# blades sit under the body whatever way the sledge points). Negative: the blob's bottom lies
-# slightly beyond the blades (the mask's opening lifts it and the blades' own shadow is cut).
-SEAT_BEYOND_CONTACT_M = -0.10
 # A seated player's legs, from the seat to the feet at the sledge's front (IPC 300 g: the frame
 # is at least 0.8 m long; 303: the feet rest on its foot guard), their width with pads, and the
 # seat's half width (IPC 300 b: the frame is no wider than the seat), metres.
@@ -366,7 +361,7 @@ def legs_reach_towards_camera_m(away_dir: np.ndarray, heading: np.ndarray | None
 
 def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
                         heading: np.ndarray | None, legs_seen: bool = False,
-                        under_body: bool = False) -> np.ndarray:
+                        under_body: bool = False, body: PlayerBody = SEATED) -> np.ndarray:
     """Blade points from a sledge's ground contact under the body (see module doc).
 
     Args:
@@ -379,6 +374,8 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
             seat (``legs_reach_towards_camera_m``).
         under_body: the contact is the ground point under the body (a camera looking down
             steeply, ``vision.players.steep_view``): it is the seat itself.
+        body: the player's body (``vision.players.PlayerBody``): where the blades (feet) sit
+            from the contact and how far apart; a standing player has no legs along the ice.
 
     Returns:
         (2, 2) blade contact points (left, right of the heading; of the view when the
@@ -388,14 +385,16 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
     if under_body:
         beyond = 0.0
     else:
-        beyond = SEAT_BEYOND_CONTACT_M + (legs_reach_towards_camera_m(d, heading) if legs_seen else 0.0)
+        legs = legs_seen and body.legs_forward
+        beyond = body.centre_beyond_contact_m + (legs_reach_towards_camera_m(d, heading) if legs else 0.0)
     seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * beyond
     if heading is None:
         left = np.array([-d[1], d[0]])
     else:
         h = np.asarray(heading, dtype=np.float64)
         left = np.array([-h[1], h[0]])
-    return np.stack([seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left])
+    gap = body.contact_half_gap_m
+    return np.stack([seat + gap * left, seat - gap * left])
 
 
 def legs_resolvable(cam: PlaneCamera, xy_rink_m: np.ndarray, work_scale: float = IceConfig.scale) -> np.ndarray:
@@ -909,6 +908,16 @@ def _team_colors(game: Any) -> dict[str, tuple[int, int, int]]:
     return out
 
 
+def _player_body(game: Any) -> PlayerBody:
+    """The players' body a game is played in: its profile's ``player_kind`` (a GameDescriptor);
+    seated for anything else (a plain GAME.json dict names a profile, not a body)."""
+    try:
+        kind = game.profile.team_composition.player_kind
+    except AttributeError:
+        return SEATED
+    return PLAYER_BODIES.get(kind, SEATED)
+
+
 def _defending_team(game: Any, end: int) -> str | None:
     """The team whose goal is at ``end`` (+1/-1), from GAME.json's attack directions, or None."""
     try:
@@ -945,11 +954,14 @@ class FrameTracker:
             None keeps the classical scores.
         player_detect_hz: how often players are detected (keyframes), per second of video;
             None: every frame. The puck is searched every frame.
+        body: the players' body (``vision.players.PlayerBody``); None: the game's (a
+            ``GameDescriptor``'s profile names its ``player_kind``), seated for a plain dict.
     """
 
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
                  goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33,
-                 puck_verifier: Any = "default", player_detect_hz: float | None = PLAYER_DETECT_HZ) -> None:
+                 puck_verifier: Any = "default", player_detect_hz: float | None = PLAYER_DETECT_HZ,
+                 body: PlayerBody | None = None) -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -960,7 +972,8 @@ class FrameTracker:
                                           getattr(spec, "puck_thickness_m", 0.0254))
         self.streak_detector = StreakDetector(self.puck_detector)
         self.team_classifier = TeamClassifier(_team_colors(game))
-        self.player_detector = PlayerDetector(self.team_classifier)
+        self.body = body if body is not None else _player_body(game)
+        self.player_detector = PlayerDetector(self.team_classifier, body=self.body)
         # Players are detected on keyframes, ``player_detect_hz`` times a second (every frame when
         # None); their tracks are predicted in between (a sledge moves ≤ 0.5 m in 1/15 s, along
         # a smooth path the constant-velocity filter follows).
@@ -1182,7 +1195,7 @@ class FrameTracker:
             view = cam or self._cam
             legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
             under_body = view is not None and bool(steep_view(view, contact)[0])
-            blades = blades_from_contact(contact, away, tr.heading, legs, under_body)
+            blades = blades_from_contact(contact, away, tr.heading, legs, under_body, self.body)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):

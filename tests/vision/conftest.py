@@ -61,6 +61,26 @@ class Drawer:
         blades = np.array([np.array([x, y]) + 0.125 * left, np.array([x, y]) - 0.125 * left])
         return blades
 
+    def standing_player(self, img, xy, heading, color_bgr, trousers=(30, 30, 30)):
+        """A standing (sponge) player: two shoes and dark trouser legs up to the waist (0.95 m),
+        a jersey to the shoulders (1.45 m), a helmet to 1.8 m; returns the (2, 2) feet centres.
+        Each leg is 0.2 m across (trousers over pads), the two nearly as wide as the torso."""
+        x, y = xy
+        c, s = np.cos(heading), np.sin(heading)
+        fwd, left = np.array([c, s]), np.array([-s, c])
+        feet = [np.array([x, y]) + side * 0.15 * left for side in (1, -1)]
+        for f in feet:
+            shoe = [f + a * 0.14 * fwd + b * 0.055 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+            self._poly(img, [[*p, 0.0] for p in shoe] + [[*p, 0.1] for p in shoe], (25, 25, 25))
+            leg = [f + a * 0.1 * fwd + b * 0.1 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+            self._poly(img, [[*p, 0.05] for p in leg] + [[*p, 0.95] for p in leg], trousers)
+        torso = [np.array([x, y]) + a * 0.13 * fwd + b * 0.22 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+        self._poly(img, [[*p, 0.9] for p in torso] + [[*p, 1.45] for p in torso], color_bgr)
+        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        helm = [[x + 0.12 * np.cos(a), y + 0.12 * np.sin(a), 1.5 + dz] for a in ang for dz in (0.0, 0.3)]
+        self._poly(img, helm, (220, 220, 220))
+        return np.array(feet)
+
     def puck(self, img, xyz, color=(15, 15, 15)):
         x, y, z = xyz
         r, th = 0.0381, 0.0254
@@ -68,13 +88,14 @@ class Drawer:
         pts = [[x + r * np.cos(a), y + r * np.sin(a), z - th / 2 + dz] for a in ang for dz in (0.0, th)]
         self._poly(img, pts, color)
 
-    def frame(self, players=(), puck_xyz=None):
+    def frame(self, players=(), puck_xyz=None, standing=False):
         img = self.base.copy()
         # Draw far players first (painter's order: larger y is farther from a −y camera).
         blades = {}
+        draw = self.standing_player if standing else self.player
         for pid, (xy, heading, color) in sorted(players.items() if isinstance(players, dict) else enumerate(players),
                                                 key=lambda kv: -kv[1][0][1]):
-            blades[pid] = self.player(img, xy, heading, color)
+            blades[pid] = draw(img, xy, heading, color)
         if puck_xyz is not None:
             self.puck(img, puck_xyz)
         return img, blades

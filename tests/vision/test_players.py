@@ -7,20 +7,20 @@ import numpy as np
 from vision.detections import Detections, box_iou
 from vision.geometry import PlaneCamera
 from vision.ice import RinkGeometryCache, build_ice_scene
-from vision.players import PlayerDetector, steep_view
+from vision.players import SEATED, STANDING, PlayerDetector, steep_view
 from vision.teams import TeamClassifier, TeamVote, TeamAssignment
 from vision.tracking import blades_from_contact
 
 HOME, AWAY = (46, 16, 200), (145, 61, 11)  # GAME.json #c8102e, #0b3d91 as (B, G, R)
 
 
-def _detect(kit, players, cam=None, drawer=None):
+def _detect(kit, players, cam=None, drawer=None, body=SEATED):
     cam = cam or kit.cam
     drawer = drawer or kit.drawer
-    img, blades = drawer.frame(players)
+    img, blades = drawer.frame(players, standing=body.kind == "standing")
     pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
     scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
-    det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(scene)
+    det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY}), body=body).detect(scene)
     return det, teams, blades, pc
 
 
@@ -46,6 +46,35 @@ def test_player_on_a_line_of_his_own_colour_stays_one_blob(kit):
     assert len(det) == 2
     k, d = _nearest(det, (0.0, 0.0))
     assert d < 0.8 and teams[k].team == "home"
+
+
+def test_standing_players_are_read_by_their_jerseys_and_feet(kit):
+    # Sponge players stand: the standing body reads the jersey band (1.0-1.45 m; at a seated
+    # torso's height a standing player shows his dark trousers) and puts the feet 0.2 m beyond
+    # the silhouette's bottom, 0.15 m either side (the seated body's seat: 0.29-0.45 m off here).
+    players = {1: ((3.0, 2.0), 0.0, HOME), 2: ((7.0, -2.0), np.pi / 2, AWAY), 3: ((-1.0, 4.0), 2.5, HOME),
+               4: ((10.0, 9.0), 1.0, HOME), 5: ((-6.0, 10.0), 1.0, AWAY)}
+    det, teams, feet, pc = _detect(kit, players, body=STANDING)
+    assert len(det) == 5
+    for pid, (xy, heading, colour) in players.items():
+        k, d = _nearest(det, xy)
+        assert d < 0.8
+        assert teams[k].team == ("home" if colour == HOME else "away")
+        c = det.data["contact_rink_m"][k]
+        away = pc.away_direction_rink(c[None])[0]
+        h = np.array([np.cos(heading), np.sin(heading)])
+        est = blades_from_contact(c, away, h, legs_seen=True, body=STANDING)
+        assert np.linalg.norm(est - feet[pid], axis=1).max() < 0.2
+
+
+def test_standing_feet_from_contact_by_hand():
+    # Feet centre 0.2 m beyond the contact along the view, ±0.15 m across the heading; a standing
+    # player has no legs along the ice, so ``legs_seen`` moves nothing.
+    away, heading = np.array([0.0, 1.0]), np.array([0.0, -1.0])  # walking straight at the camera
+    feet = blades_from_contact(np.array([2.0, 3.0]), away, heading, legs_seen=True, body=STANDING)
+    np.testing.assert_allclose(feet, [[2.15, 3.2], [1.85, 3.2]], atol=1e-12)
+    seated = blades_from_contact(np.array([2.0, 3.0]), away, heading, legs_seen=True, body=SEATED)
+    assert seated[:, 1].mean() > 3.2  # a sledge's legs towards the camera: its seat lies farther
 
 
 def test_blade_points_from_contact(kit):

@@ -607,3 +607,18 @@ def test_coasted_puck_passes_beside_the_net():
     walled = _coast_from(PuckTracker(FPS, max_coast_s=1.0, walls_rink_m=puck_walls_rink_m(rink, 0.0381)),
                          (24.0, 1.2), (8.0, 0.0), 9)
     assert all(rec is not None for rec in walled) and walled[-1]["x"] > 26.025
+
+
+def test_the_players_body_comes_from_the_games_profile(kit):
+    # The sponge profile's players stand (team_composition.player_kind "standing"); IPC's sit on
+    # sledges. A plain GAME.json dict names a profile, not a body: seated unless told otherwise.
+    from rulesfromvideo.game import GameDescriptor
+    from vision.players import SEATED, STANDING
+
+    sponge = GameDescriptor.from_dict({**GAME, "rules": "sponge-westridge"})
+    ipc = GameDescriptor.from_dict(GAME)
+    for game, body in ((sponge, STANDING), (ipc, SEATED), (GAME, SEATED)):
+        tracker = FrameTracker(kit.rink, game, FPS, goalkeeper_detector=None, puck_verifier=None)
+        assert tracker.body is body and tracker.player_detector.body is body
+    told = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, puck_verifier=None, body=STANDING)
+    assert told.player_detector.body is STANDING
