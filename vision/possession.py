@@ -71,7 +71,10 @@ def _seat(rec: dict, pid) -> np.ndarray | None:
 
 def _carrier(rec: dict, xy_rink_m: np.ndarray, reach_m: float) -> tuple[object, np.ndarray] | None:
     """(player id, offset = puck - seat (2,)) of the one player who has the puck at ``xy_rink_m``
-    in ``rec``: his seat within ``reach_m`` and nearer than any other by ``CARRIER_MARGIN_M``."""
+    in ``rec``: his seat within ``reach_m`` and nearer than any other by ``CARRIER_MARGIN_M``,
+    and of a known team. A player whose team the footage did not tell is mostly one half out of
+    the picture or merged with another, and the player beside him may be missing altogether:
+    he keeps anyone else from being the carrier, but is not named one himself."""
     best = sorted(((float(np.linalg.norm(xy_rink_m - seat)), pid, seat) for pid, seat in _seats(rec)),
                   key=lambda e: e[0])
     if not best:
@@ -79,7 +82,14 @@ def _carrier(rec: dict, xy_rink_m: np.ndarray, reach_m: float) -> tuple[object, 
     d, pid, seat = best[0]
     if d > reach_m or (len(best) > 1 and best[1][0] - d < CARRIER_MARGIN_M):
         return None
+    if _team(rec, pid) is None:
+        return None
     return pid, xy_rink_m - seat
+
+
+def _team(rec: dict, pid) -> str | None:
+    """Team of player ``pid`` in ``rec`` (None: unknown or not there)."""
+    return next((p.get("team") for p in rec.get("players") or () if p.get("id") == pid), None)
 
 
 def _measured_xy(rec: dict) -> np.ndarray | None:
@@ -164,7 +174,8 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np
     ``ANCHOR_FRAMES`` of ``b`` (at least ``AFTER_FIT_FRAMES`` of them) give a straight path.
     A puck moving at ``RELEASE_MIN_SPEED_MPS`` or more was passed or shot: traced back frame by frame over at most ``RELEASE_BACK_S`` (not before
     ``a``), the release is by the one player whose seat comes within ``RELEASE_REACH_M`` of
-    that path, at the latest frame it does; two or more such players: unknown. A slower
+    that path, at the latest frame it does; two or more such players, or one of unknown team:
+    unknown. A slower
     puck is still at a stick: its carrier is the one player within ``CARRY_REACH_M``.
     """
     first = next((j for j in range(b, min(len(allr), b + ANCHOR_FRAMES)) if _measured_xy(allr[j]) is not None), None)
@@ -192,6 +203,8 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np
     if len(found) != 1:
         return None
     (pid, (offset, j)), = found.items()
+    if _team(allr[j], pid) is None:
+        return None  # as ``_carrier``: a player of unknown team is never named the carrier
     return pid, offset, j, True
 
 

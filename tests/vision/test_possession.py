@@ -106,6 +106,23 @@ def test_a_release_two_players_could_have_made_is_not_attributed():
     assert fill_carried(seen, FPS, clip_start=True) == 0
 
 
+def test_a_carrier_of_unknown_team_is_not_named():
+    """The same plays with player 1's team unknown (his jersey out of the picture, or merged
+    with another): the player beside him may be the one missing from the tracks, so neither the
+    release traced back to him nor a carry between two sightings at his stick is filled."""
+    recs, _ = play(40, release=20, offset=(0.8, -0.6))
+    seen = hide(recs, range(23))
+    for r in seen:
+        r["players"][0]["team"] = None
+    assert fill_carried(seen, FPS, clip_start=True) == 0
+    recs, _ = play(45, release=30, offset=(0.6, -0.9), offset_before=(0.8, 0.6))
+    seen = hide(recs, range(10, 33))
+    for r in seen:
+        r["players"][0]["team"] = None
+    assert fill_carried(seen, FPS) == 0
+    assert all(seen[f]["puck"] is None for f in range(10, 33))
+
+
 def test_a_puck_at_rest_beside_a_player_at_the_clip_start_is_not_a_carry():
     """First found lying still next to player 2 (it could be a dark mark at his side): only a
     release seen leaving a stick tells who had an unseen puck from the clip's start."""
