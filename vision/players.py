@@ -178,7 +178,9 @@ class PlayerDetector:
         Returns:
             (Detections of class ``PLAYER`` in full-resolution px with ``data``:
             ``contact_xy_px`` (N, 2), ``contact_rink_m`` (N, 2), ``torso_xyxy_px`` (N, 4),
-            ``area_px`` (N,) work-resolution area; one ``TeamAssignment`` per detection).
+            ``area_px`` (N,) work-resolution area, ``cut_top`` (N,) bool: the blob runs out of the
+            picture at its top edge and is no wider than two players; one ``TeamAssignment`` per
+            detection).
         """
         cfg = self.config
         if not scene.ok:
@@ -235,11 +237,15 @@ class PlayerDetector:
                 if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
-                exp_h = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
-                if bot - top + 1 < cfg.min_height_frac * exp_h:
-                    continue
                 x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
-                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area)))
+                # Runs out of the picture at its top, no wider than two players: a body standing
+                # up out of view (his jersey may be above the picture), not a logo cut by the edge;
+                # its height in view says nothing then.
+                cut_top = y + top == 0 and x1w - x0w <= 2.0 * exp_w
+                exp_h = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
+                if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
+                    continue
+                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area), cut_top))
                 contacts.append((contact_full[0], contact_rink[0]))
         if not boxes:
             return _empty(), []
@@ -253,7 +259,8 @@ class PlayerDetector:
             xyxy,
             np.clip(b[:, 5], 0.05, 1.0),
             np.full(len(b), PLAYER),
-            data={"contact_xy_px": c_px, "contact_rink_m": c_rink, "torso_xyxy_px": torso, "area_px": b[:, 4]},
+            data={"contact_xy_px": c_px, "contact_rink_m": c_rink, "torso_xyxy_px": torso, "area_px": b[:, 4],
+                  "cut_top": b[:, 6] > 0},
         )
         teams = [self._team(scene, fg, tb) for tb in torso] if self.teams is not None else [
             TeamAssignment(None, 0.0, None) for _ in torso
@@ -438,6 +445,6 @@ def _empty() -> Detections:
     d = Detections.empty()
     d.data.update(
         contact_xy_px=np.zeros((0, 2)), contact_rink_m=np.zeros((0, 2)), torso_xyxy_px=np.zeros((0, 4)),
-        area_px=np.zeros(0),
+        area_px=np.zeros(0), cut_top=np.zeros(0, bool),
     )
     return d

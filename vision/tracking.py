@@ -198,6 +198,7 @@ class PlayerTrack:
     gk_misses: int = 0  # ... and that found none while the track was in front of a goal
     birth_xy: np.ndarray | None = None
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
+    cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
 
 
 class PlayerTracker:
@@ -211,7 +212,8 @@ class PlayerTracker:
         confirm_hits: hits that confirm a tentative track.
         max_coast_s: a track unmatched for longer is deleted.
         output_coast_s: a confirmed track unmatched for at most this long is still reported.
-        min_move_m: a track without a jersey colour is reported once it has moved this far.
+        min_move_m: a track without a jersey colour is reported once it has moved this far (or
+            once ``confirm_hits`` of its detections ran out of the picture's top edge).
         update_every: ``update`` is called every this many frames (``predict`` every frame).
     """
 
@@ -238,7 +240,7 @@ class PlayerTracker:
             tr.kf.predict(self.dt * n_frames)
 
     def update(self, xy_rink_m: np.ndarray, confidence: np.ndarray, teams: list[str | None],
-               team_conf: list[float]) -> list[int]:
+               team_conf: list[float], cut_top: np.ndarray | None = None) -> list[int]:
         """Associate this frame's detections (after ``predict``).
 
         Args:
@@ -246,12 +248,14 @@ class PlayerTracker:
             confidence: (N,) detection confidences.
             teams: per detection, the colour verdict ("home" | "away" | None).
             team_conf: per detection, the colour verdict's confidence.
+            cut_top: (N,) bool, the detection runs out of the picture's top edge (None: none).
 
         Returns:
             (N,) track id per detection (-1 for detections that started no track).
         """
         xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
         conf = np.asarray(confidence, dtype=np.float64).reshape(-1)
+        cut = np.zeros(len(xy), bool) if cut_top is None else np.asarray(cut_top, bool).reshape(-1)
         assigned = np.full(len(xy), -1, dtype=np.int64)
         free_tracks = list(range(len(self.tracks)))
         order = [np.nonzero(conf >= self.high_conf)[0], np.nonzero(conf < self.high_conf)[0]]
@@ -277,6 +281,7 @@ class PlayerTracker:
                     continue
                 ti, j = free_tracks[r], det_idx[c]
                 self._hit(self.tracks[ti], xy[j], teams[j], team_conf[j])
+                self.tracks[ti].cut_top_hits += int(cut[j])
                 assigned[j] = self.tracks[ti].id
                 used.add(ti)
             free_tracks = [ti for ti in free_tracks if ti not in used]
@@ -290,7 +295,7 @@ class PlayerTracker:
         for j in np.nonzero((assigned < 0) & (conf >= self.high_conf))[0]:
             if any(np.linalg.norm(tr.kf.xy - xy[j]) < 0.5 for tr in self.tracks if tr.misses == 0):
                 continue
-            tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0))
+            tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0), cut_top_hits=int(cut[j]))
             self._vote(tr, teams[j], team_conf[j])
             tr.last_contact = xy[j].copy()
             tr.birth_xy = xy[j].copy()
@@ -326,10 +331,13 @@ class PlayerTracker:
         """Confirmed tracks matched within the last ``output_coast`` frames.
 
         A track that has neither a jersey colour nor ever moved (``min_move_m``) is not
-        reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player.
+        reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player —
+        unless it stood up out of the picture's top edge (``confirm_hits`` times): a player whose
+        jersey is above the picture, of unknown team.
         """
         return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast
-                and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m)]
+                and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m
+                     or tr.cut_top_hits >= self.confirm_hits)]
 
 
 def legs_reach_towards_camera_m(away_dir: np.ndarray, heading: np.ndarray | None) -> float:
@@ -1053,7 +1061,7 @@ class FrameTracker:
                 dets.data["contact_rink_m"] = lens_map(dets.data["contact_xy_px"], cam, 0.0)
             ids = self.players.update(
                 dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
-                [a.confidence for a in team_votes],
+                [a.confidence for a in team_votes], dets.data.get("cut_top"),
             )
             dets.tracker_id = np.asarray(ids, dtype=np.int64)
             self._check_goalkeepers(frame_bgr, frame_index, dets)

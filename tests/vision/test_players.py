@@ -67,6 +67,25 @@ def test_standing_players_are_read_by_their_jerseys_and_feet(kit):
         assert np.linalg.norm(est - feet[pid], axis=1).max() < 0.2
 
 
+def test_a_standing_player_cut_by_the_top_edge_is_still_a_player(kit):
+    # His feet are in the picture, his jersey above it: a detection of unknown team, flagged as
+    # running out of the top edge (the tracker reports it though it neither moves nor has a
+    # colour); a player wholly in view is not flagged.
+    cam = kit.make_camera(target=(4.0, -6.0, 0.0), fov=30.0)  # the picture's top edge on the ice
+    far = np.array([4.0, 0.0])
+    lo, hi = -6.0, 14.0  # the ground y whose image row is 12 px below the top edge, by bisection
+    for _ in range(40):
+        y = 0.5 * (lo + hi)
+        lo, hi = (y, hi) if cam.project(np.array([[far[0], y, 0.0]]))[0, 1] > 12.0 else (lo, y)
+    players = {1: ((far[0], lo), 0.0, HOME), 2: ((2.0, lo - 8.0), 0.0, AWAY)}
+    drawer = kit.Drawer(kit.rink, cam)
+    det, teams, _, _ = _detect(kit, players, cam=cam, drawer=drawer, body=STANDING)
+    k, d = _nearest(det, players[1][0])
+    assert d < 0.6 and det.data["cut_top"][k] and teams[k].team is None
+    k, d = _nearest(det, players[2][0])
+    assert d < 0.6 and not det.data["cut_top"][k] and teams[k].team == "away"
+
+
 def test_standing_feet_from_contact_by_hand():
     # Feet centre 0.2 m beyond the contact along the view, ±0.15 m across the heading; a standing
     # player has no legs along the ice, so ``legs_seen`` moves nothing.

@@ -622,3 +622,18 @@ def test_the_players_body_comes_from_the_games_profile(kit):
         assert tracker.body is body and tracker.player_detector.body is body
     told = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, puck_verifier=None, body=STANDING)
     assert told.player_detector.body is STANDING
+
+
+def test_a_still_track_of_unknown_team_is_reported_only_when_it_stands_out_of_the_picture():
+    # No jersey colour and no movement: paint on the ice (a logo), not reported. A detection that
+    # runs out of the picture's top edge is a body standing up out of view: reported, team unknown.
+    from vision.tracking import PlayerTracker
+
+    for cut, expect in ((False, 0), (True, 1)):
+        pt = PlayerTracker(FPS, confirm_hits=3)
+        for _ in range(5):
+            pt.predict()
+            pt.update(np.array([[12.0, 9.5]]), np.array([0.9]), [None], [0.0], np.array([cut]))
+        reported = pt.reported()
+        assert len(reported) == expect
+        assert all(tr.votes.team is None for tr in reported)
