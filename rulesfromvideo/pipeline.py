@@ -134,7 +134,8 @@ def analyze(
 
     from calibration.registration import Calibrator
     from vision.possession import CarriedPuckFiller
-    from vision.tracking import FrameTracker
+    from vision.revisions import RecordReviser
+    from vision.tracking import FLIGHT_MAX_MEASUREMENTS, FrameTracker
 
     if parallel:
         calibs = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
@@ -144,6 +145,9 @@ def analyze(
     # A puck lost while carried is placed at its carrier's stick (measured: false); the
     # filler holds records while the puck is unknown, at most a few seconds.
     carried = CarriedPuckFiller(fps)
+    # What the tracker learns later about earlier frames (a new track's first frames, a flight's
+    # first rays) reaches the records while they are held here, before the filler.
+    reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)
@@ -165,8 +169,9 @@ def analyze(
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
-                    for rec in carried.push(record, getattr(obs, "puck_backfill", ())):
-                        tracks_fh.write(json.dumps(rec) + "\n")
+                    for held in reviser.push(record, obs.puck_backfill, obs.puck_revisions):
+                        for rec in carried.push(held):
+                            tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)
                 else:
@@ -181,6 +186,9 @@ def analyze(
             finally:
                 # The records still held for a carried puck are written on every way out
                 # (the end, an error, Ctrl-C): no processed frame is lost.
+                for held in reviser.flush():
+                    for rec in carried.push(held):
+                        tracks_fh.write(json.dumps(rec) + "\n")
                 for rec in carried.flush():
                     tracks_fh.write(json.dumps(rec) + "\n")
     except KeyboardInterrupt:

@@ -364,7 +364,8 @@ def track_video(
         {"frames", "seconds" (vision stage only, decode excluded), "fps"}.
     """
     from vision.possession import CarriedPuckFiller
-    from vision.tracking import FrameTracker
+    from vision.revisions import RecordReviser
+    from vision.tracking import FLIGHT_MAX_MEASUREMENTS, FrameTracker
 
     video_path = Path(video_path)
     if isinstance(game, (str, Path)):
@@ -383,6 +384,7 @@ def track_video(
     fps = _video_fps(video_path)
     tracker = FrameTracker(rink, game, fps)
     carried = CarriedPuckFiller(fps)  # as in ``analyze``: a carried puck at its carrier's stick
+    reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)  # ... and later knowledge of earlier frames
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     spent = 0.0
@@ -398,12 +400,13 @@ def track_video(
             rec = obs.to_record()
             rec["t"] = round(rec["t"], 6)
             t0 = time.perf_counter()
-            ready = carried.push(rec, obs.puck_backfill)
+            ready = [out for held in reviser.push(rec, obs.puck_backfill, obs.puck_revisions)
+                     for out in carried.push(held)]
             spent += time.perf_counter() - t0
             for out in ready:
                 fh.write(json.dumps(out) + "\n")
             n += 1
-        for out in carried.flush():
+        for out in [out for held in reviser.flush() for out in carried.push(held)] + carried.flush():
             fh.write(json.dumps(out) + "\n")
     return {"frames": n, "seconds": spent, "fps": n / spent if spent > 0 else float("nan")}
 

@@ -117,6 +117,14 @@ KICK_HIDDEN_MAX_FRAMES = 6
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
 FLIGHT_MAX_MEASUREMENTS = 14
+# A fitted flight lower than this above the ice is reported as its ice projection (is_airborne's
+# own floor: lower "flights" are noise, a bouncing or a landing puck).
+FLIGHT_MIN_HEIGHT_M = 0.08
+# A fit revises the frames before it was recognised only when it explains the rays to within
+# this share of their stated noise (``is_airborne`` allows 2.5 σ + 1 cm for the frame at hand):
+# reaching back, a loose fit (a goal camera's shot along its view, a puck jumping between
+# objects) would move many frames metres off instead of one.
+FLIGHT_REVISE_MAX_RMS_SIGMA = 0.5
 # A puck lost within a player's reach may have been stopped, received or redirected by him: a
 # constant-velocity coast is reported for at most this many frames there (then unknown, the
 # filter still predicting for re-acquisition). On the tuning clips (seeds 121-134) coasts past
@@ -552,6 +560,7 @@ class PuckTracker:
         self.puck_z_m = puck_z_m
         self._flight_hist: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=FLIGHT_MAX_MEASUREMENTS)
         self.flight: FlightFit | None = None
+        self._flight_sigma_m = 0.01  # the measurement noise the current flight was tested with, m
         # Puck records of earlier frames that this frame's new track confirms (``_start``).
         self.backfill: list[dict] = []
 
@@ -606,8 +615,37 @@ class PuckTracker:
             self._flight_step(frame_index, self._last_meas[1], sigma, camera_xyz_m)
         if self.flight is not None:
             pos = self.flight.position(frame_index * self.dt)
-            rec.update(x=round(float(pos[0]), 4), y=round(float(pos[1]), 4), z=round(float(pos[2]), 4), measured=False)
+            if pos[2] < self.puck_z_m:
+                self.flight = None  # the parabola has reached the ice: the flight is over
+            else:
+                rec.update(x=round(float(pos[0]), 4), y=round(float(pos[1]), 4), z=round(float(pos[2]), 4),
+                           measured=False)
         return rec
+
+    def flight_revisions(self, frame_index: int) -> list[dict]:
+        """Puck records for this trajectory's earlier measured frames, from the current flight.
+
+        A flight is recognised only after ``FLIGHT_MIN_MEASUREMENTS`` rays, and the frames before
+        that were reported where their rays meet the ice (metres off for a dropped or lifted
+        puck). Once the fit holds, those frames are where the fit puts the puck, unmeasured, with
+        its height — those the fit has at least ``FLIGHT_MIN_HEIGHT_M`` up (lower, the ice
+        projection is as good). Empty without a flight, off a measured frame, or when the fit
+        explains the rays no better than ``FLIGHT_REVISE_MAX_RMS_SIGMA`` of their noise.
+
+        Returns:
+            ``[{"frame", "x", "y", "z", "measured": False}]``, oldest first.
+        """
+        if self.flight is None or not self._flight_hist or \
+                int(round(self._flight_hist[-1][0] / self.dt)) != frame_index or \
+                self.flight.rms_m > FLIGHT_REVISE_MAX_RMS_SIGMA * self._flight_sigma_m:
+            return []
+        out = []
+        for t, _, _ in list(self._flight_hist)[:-1]:
+            pos = self.flight.position(t)
+            if pos[2] - self.puck_z_m >= FLIGHT_MIN_HEIGHT_M:
+                out.append({"frame": int(round(t / self.dt)), "x": round(float(pos[0]), 4),
+                            "y": round(float(pos[1]), 4), "z": round(float(pos[2]), 4), "measured": False})
+        return out
 
     def _flight_step(self, frame_index: int, xy: np.ndarray, sigma_m: float, camera_xyz_m: np.ndarray | None) -> None:
         """Add a measurement to the current trajectory and test it for a flight."""
@@ -617,6 +655,7 @@ class PuckTracker:
             return
         self._flight_hist.append((frame_index * self.dt, np.asarray(xy, np.float64).copy(),
                                   np.asarray(camera_xyz_m, np.float64).copy()))
+        self._flight_sigma_m = float(sigma_m)
         self.flight = None
         if len(self._flight_hist) < FLIGHT_MIN_MEASUREMENTS:
             return
@@ -889,6 +928,10 @@ class FrameObservation:
             on this frame was confirmed by its candidates on those earlier frames (reported
             unknown then): they were the puck. A writer that still holds those frames'
             records may fill them in (``vision.possession.CarriedPuckFiller.push``).
+        puck_revisions: ``[{"frame", "x", "y", "z", "measured": False}]``: a flight recognised on
+            this frame puts the puck of those earlier frames, reported measured on the ice, in
+            the air (``PuckTracker.flight_revisions``); a writer that still holds those records
+            may replace their puck (``vision.puck_flight.FlightReviser``).
     """
 
     frame: int
@@ -899,6 +942,7 @@ class FrameObservation:
     player_detections: Detections | None = None
     puck_peaks: Detections | None = None
     puck_backfill: list[dict] = field(default_factory=list)
+    puck_revisions: list[dict] = field(default_factory=list)
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -1097,7 +1141,8 @@ class FrameTracker:
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
         self._earlier.appendleft((v_full, cam))
-        return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill))
+        return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
+                                self.puck.flight_revisions(frame_index))
 
     # ----------------------------------------------------------------- helpers
     def _keyframe(self) -> bool:

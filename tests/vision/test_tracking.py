@@ -276,6 +276,44 @@ def test_lifted_puck_is_reported_unmeasured_with_its_height_not_at_its_projected
         assert abs(r["z"] - X[2]) < 0.3
 
 
+def test_a_dropped_puck_revises_its_first_frames_once_its_flight_is_recognised():
+    # A face-off drop from 0.8 m seen by the −y broadcast camera (9 m up): the puck falls straight
+    # down, its ray meets the ice up to 1.8 m nearer the camera. The flight is recognised only
+    # after 10 rays; then every earlier frame of the fall gets the fit's position and height
+    # (unmeasured), which a writer holding those records applies (vision.revisions). Hidden as
+    # it lands, the puck is coasted: along the parabola only down to the ice, never below it.
+    from vision.puck_flight import GRAVITY_MPS2
+    from vision.revisions import RecordReviser
+
+    C, z_p = np.array([0.0, -23.0, 9.0]), 0.0127
+    X0 = np.array([3.0, 1.0, 0.8])
+    pt = PuckTracker(FPS, puck_z_m=z_p)
+    reviser = RecordReviser(14)
+    out, truth = [], []
+    for f in range(24):
+        X = X0 - np.array([0.0, 0.0, 0.5 * GRAVITY_MPS2 * (f / FPS) ** 2])
+        X[2] = max(X[2], z_p)
+        ray = C[:2] + (X[:2] - C[:2]) * (C[2] - z_p) / (C[2] - X[2])
+        pt.predict(f)
+        seen = f < 12
+        cands = _puck_cands(ray) if seen else _puck_cands(ray)[np.zeros(1, bool)]
+        puck = pt.update(f, cands, np.array([0.01] if seen else []), [], C)
+        truth.append((X, ray))
+        out += reviser.push({"frame": f, "puck": puck, "players": []}, (), pt.flight_revisions(f))
+    out += reviser.flush()
+    assert reviser.revised >= 8
+    in_air = [f for f in range(24) if truth[f][0][2] > 0.3]
+    assert len(in_air) == 10
+    for f in in_air:
+        X, ray = truth[f]
+        assert np.hypot(*(ray - X[:2])) > 0.5  # the ray's spot on the ice
+        pk = out[f]["puck"]
+        if f >= 1:  # the first frame starts the track, the second the trajectory
+            assert pk["measured"] is False and abs(pk["z"] - X[2]) < 0.15
+            assert np.hypot(pk["x"] - X[0], pk["y"] - X[1]) < 0.3
+    assert all(r["puck"] is None or r["puck"].get("z", z_p) >= z_p for r in out)
+
+
 def test_sliding_puck_never_gets_a_height():
     pt = PuckTracker(FPS)
     C = np.array([0.0, -23.0, 9.0])

@@ -1,0 +1,49 @@
+"""vision.revisions: later knowledge of earlier frames applied to held tracks.jsonl records."""
+
+from __future__ import annotations
+
+from vision.revisions import RecordReviser
+
+
+def _rec(f, puck=None):
+    return {"frame": f, "t": f / 30.0, "puck": puck, "players": []}
+
+
+def test_records_come_out_in_order_after_the_delay_and_all_on_flush():
+    rv = RecordReviser(3)
+    out = []
+    for f in range(5):
+        got = rv.push(_rec(f))
+        assert len(got) == (1 if f >= 3 else 0)
+        out += got
+    out += rv.flush()
+    assert [r["frame"] for r in out] == list(range(5))
+    assert rv.flush() == []
+
+
+def test_backfill_fills_unknown_pucks_and_revisions_replace_known_ones():
+    rv = RecordReviser(4)
+    rv.push(_rec(0))
+    rv.push(_rec(1, {"x": 5.0, "y": 1.0, "measured": True, "touch": {"player": 3, "team": "home"}}))
+    rv.push(_rec(2, {"x": 5.1, "y": 1.0, "measured": True}))
+    rv.push(_rec(3, {"x": 5.2, "y": 1.0, "measured": True}),
+            backfill=[{"frame": 0, "x": 4.9, "y": 1.0, "measured": True},
+                      {"frame": 2, "x": 9.0, "y": 9.0, "measured": True}],  # frame 2 is known: kept
+            revisions=[{"frame": 1, "x": 6.0, "y": 2.0, "z": 0.5, "measured": False},
+                       {"frame": 0, "x": 7.0, "y": 7.0, "z": 0.4, "measured": False}])  # frame 0 was unknown
+    out = rv.flush()
+    assert out[0]["puck"] == {"x": 4.9, "y": 1.0, "measured": True}
+    assert out[1]["puck"] == {"x": 6.0, "y": 2.0, "z": 0.5, "measured": False,
+                              "touch": {"player": 3, "team": "home"}}
+    assert out[2]["puck"] == {"x": 5.1, "y": 1.0, "measured": True}
+    assert rv.backfilled == 1 and rv.revised == 1
+
+
+def test_a_revision_of_a_record_already_released_changes_nothing():
+    rv = RecordReviser(1)
+    first = rv.push(_rec(0, {"x": 1.0, "y": 0.0, "measured": True}))
+    released = rv.push(_rec(1, {"x": 1.1, "y": 0.0, "measured": True}))
+    assert first == [] and released[0]["frame"] == 0
+    rv.push(_rec(2, {"x": 1.2, "y": 0.0, "measured": True}),
+            revisions=[{"frame": 0, "x": 3.0, "y": 3.0, "z": 0.5, "measured": False}])
+    assert released[0]["puck"] == {"x": 1.0, "y": 0.0, "measured": True} and rv.revised == 0

@@ -1,0 +1,75 @@
+"""Puck records revised after the fact, on the stream of ``tracks.jsonl`` records.
+
+The tracker learns some things about earlier frames only later:
+
+* **backfill** (``FrameObservation.puck_backfill``): a new puck track confirmed on this frame
+  by its candidates on the frames just before, reported unknown then — they were the puck;
+* **flight revisions** (``FrameObservation.puck_revisions``): a flight recognised on this frame
+  (``vision.puck_flight``: after ``FLIGHT_MIN_MEASUREMENTS`` rays) — the earlier frames of the
+  same trajectory, reported where their rays meet the ice, were in the air, where the fit puts
+  them (unmeasured, with ``z``).
+
+``RecordReviser`` holds the last ``delay_frames`` records and applies both to the records it
+still holds, then releases them in frame order: memory stays flat, and a writer adds a fixed
+delay of ``delay_frames`` frames (the overlay feed, which must keep up live, does not use it).
+
+Vision never knows rules: nothing here decides zones, offside or goals.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable
+
+
+class RecordReviser:
+    """Hold ``tracks.jsonl`` records long enough for the tracker's later knowledge to reach them.
+
+    Args:
+        delay_frames: how many records are held (the longest trajectory a flight is fitted on,
+            ``vision.tracking.FLIGHT_MAX_MEASUREMENTS``, covers both kinds).
+
+    Attributes:
+        backfilled: records whose unknown puck was filled by a backfill.
+        revised: records whose puck was replaced by a flight revision.
+    """
+
+    def __init__(self, delay_frames: int) -> None:
+        self.delay = max(0, int(delay_frames))
+        self._held: deque[dict] = deque()
+        self.backfilled = 0
+        self.revised = 0
+
+    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = ()) -> list[dict]:
+        """Take the next record; return the records that are final, in frame order.
+
+        Args:
+            record: a ``tracks.jsonl`` record.
+            backfill: ``[{"frame", "x", "y", "measured"}]``: a held record of that frame with an
+                unknown puck gets it.
+            revisions: ``[{"frame", "x", "y", "z", "measured"}]``: a held record of that frame
+                with a puck gets this one instead (its ``touch`` kept).
+        """
+        fill = {int(b["frame"]): {k: b[k] for k in ("x", "y", "measured")} for b in backfill}
+        rev = {int(r["frame"]): {k: r[k] for k in ("x", "y", "z", "measured") if k in r} for r in revisions}
+        if fill or rev:
+            for r in self._held:
+                f = int(r["frame"])
+                if r.get("puck") is None and f in fill:
+                    r["puck"] = dict(fill[f])
+                    self.backfilled += 1
+                elif r.get("puck") is not None and f in rev:
+                    touch = r["puck"].get("touch")
+                    r["puck"] = dict(rev[f], **({"touch": touch} if touch is not None else {}))
+                    self.revised += 1
+        self._held.append(record)
+        out = []
+        while len(self._held) > self.delay:
+            out.append(self._held.popleft())
+        return out
+
+    def flush(self) -> list[dict]:
+        """The held records (the clip's end, an error or Ctrl-C)."""
+        out = list(self._held)
+        self._held.clear()
+        return out
