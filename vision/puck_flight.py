@@ -126,6 +126,74 @@ def fit_flight(t_s: np.ndarray, p_plane_m: np.ndarray, camera_xyz_m: np.ndarray,
     return FlightFit(t_ref, np.array([q[0], q[1], q[2]]), np.array([q[3], q[4], q[5]]), rms, slide, len(t), cov)
 
 
+def drop_onto(t_s: np.ndarray, p_plane_m: np.ndarray, camera_xyz_m: np.ndarray, landing_xy_m: np.ndarray,
+              t_land_s: float, z_plane_m: float, sigma_m: float) -> np.ndarray | None:
+    """Heights of a puck that fell straight down onto ``landing_xy_m`` (a face-off drop), or None.
+
+    A puck above its landing spot L is seen where its ray meets the ice: on the ground line from
+    the camera through L, beyond L by ``d = |L − C| (z − z_p) / (C_z − z)``. So each ray gives the
+    height ``z = (d C_z + |L − C| z_p) / (|L − C| + d)`` at once, and a fall is a parabola in time
+    with the known curvature −g: ``z(t) = a + b (t − t_land) − ½ g (t − t_land)²``. One camera
+    cannot place a puck in the air along its ray, but the landing, measured on the ice, does.
+    A sliding puck cannot pass: its rays would have to close in on L accelerating at
+    ``g |L − C| / C_z`` (tens of m/s²).
+
+    Args:
+        t_s: (N,) times of the rays before the landing, s.
+        p_plane_m: (N, 2) where they meet the puck's plane, rink m.
+        camera_xyz_m: (N, 3) (or (3,)) camera centre at each, rink m.
+        landing_xy_m: (2,) the puck measured on the ice after its fall, rink m.
+        t_land_s: the time of that measurement, s.
+        z_plane_m: height of the puck's plane (its half thickness), m.
+        sigma_m: 1-sigma measurement noise on the plane, m.
+
+    Returns:
+        (N,) the fitted parabola's heights at ``t_s``, m — when every ray lies on L's ground line
+        (across it within 3 σ + 2 cm), the parabola explains them (RMS on the plane ≤ 2.5 σ + 1 cm)
+        at least twice as well as a steady descent does, lands at ``t_land_s`` within 15 cm of the
+        ice, tops out below 2.5 m, and has at least 4 rays 8 cm or more up; else None.
+    """
+    t = np.asarray(t_s, np.float64).reshape(-1)
+    p = np.asarray(p_plane_m, np.float64).reshape(-1, 2)
+    C = np.broadcast_to(np.asarray(camera_xyz_m, np.float64).reshape(-1, 3), (len(t), 3))
+    L = np.asarray(landing_xy_m, np.float64).reshape(2)
+    noise = max(float(sigma_m), 0.005)
+    if len(t) < 4 or np.any(C[:, 2] <= z_plane_m + 0.5):
+        return None
+    w = L[None, :] - C[:, :2]
+    D = np.linalg.norm(w, axis=1)
+    if np.any(D < 1e-6):
+        return None  # a camera straight above: the fall does not move the ray
+    u = w / D[:, None]
+    e = p - L[None, :]
+    d = np.sum(e * u, axis=1)  # beyond L along the ray's ground line, m
+    across = np.abs(e[:, 0] * u[:, 1] - e[:, 1] * u[:, 0])
+    if np.any(across > 3.0 * noise + 0.02) or np.any(d <= -3.0 * noise):
+        return None
+    d = np.maximum(d, 0.0)
+    z = (d * C[:, 2] + D * z_plane_m) / (D + d)
+    tau = t - float(t_land_s)
+    A = np.stack([np.ones_like(tau), tau], axis=1)
+    coef, *_ = np.linalg.lstsq(A, z + 0.5 * GRAVITY_MPS2 * tau * tau, rcond=None)
+    z_fit = A @ coef - 0.5 * GRAVITY_MPS2 * tau * tau
+
+    def plane_rms(zf: np.ndarray) -> float:
+        d_fit = D * (np.maximum(zf, z_plane_m) - z_plane_m) / np.maximum(C[:, 2] - zf, 1e-3)
+        return float(np.sqrt(np.mean((d_fit - d) ** 2)))
+
+    rms = plane_rms(z_fit)
+    if rms > 2.5 * noise + 0.01 or abs(coef[0] - z_plane_m) > 0.15 or z_fit.max() > 2.5:
+        return None
+    # Gravity must be seen, not just allowed: the same rays as a steady descent (no curvature,
+    # a puck sliding towards the camera at a constant speed) must fit at least twice as badly.
+    lin, *_ = np.linalg.lstsq(A, z, rcond=None)
+    if plane_rms(A @ lin) < 2.0 * max(rms, noise):
+        return None
+    if int(np.count_nonzero(z_fit - z_plane_m >= 0.08)) < 4:
+        return None
+    return z_fit
+
+
 def is_airborne(fit: FlightFit | None, sigma_m: float, z_plane_m: float, min_height_m: float = 0.08) -> bool:
     """Whether a fit says the puck is in the air now: the parabola explains the rays, the ice cannot.
 

@@ -77,7 +77,7 @@ from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene, puck_walls
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
 from vision.puck import PuckDetector, StreakDetector, max_channel
-from vision.puck_flight import FlightFit, fit_flight, is_airborne, slide_rms, sliding_limit_m
+from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
 from vision.puck_verifier import dark_peaks
 from vision.teams import TEAMS, TeamClassifier, TeamVote
@@ -561,6 +561,11 @@ class PuckTracker:
         self._flight_hist: deque[tuple[float, np.ndarray, np.ndarray]] = deque(maxlen=FLIGHT_MAX_MEASUREMENTS)
         self.flight: FlightFit | None = None
         self._flight_sigma_m = 0.01  # the measurement noise the current flight was tested with, m
+        # The track's recent measurements across trajectory restarts (a landing restarts it):
+        # (frame, t s, xy (2,), camera centre (3,), sigma m), for ``_drop_step``.
+        self._recent: deque[tuple[int, float, np.ndarray, np.ndarray, float]] = deque(maxlen=FLIGHT_MAX_MEASUREMENTS + 1)
+        self._drop_revisions: list[dict] = []
+        self._dropped_until = -1  # the last frame a recognised drop revised
         # Puck records of earlier frames that this frame's new track confirms (``_start``).
         self.backfill: list[dict] = []
 
@@ -603,9 +608,11 @@ class PuckTracker:
         """
         kf_before = self.kf
         self.backfill = []
+        self._drop_revisions = []
         rec = self._update(frame_index, cands, meas_sigma_m, players)
         if rec is None:
             self._flight_hist.clear()
+            self._recent.clear()
             self.flight = None
             return None
         if rec["measured"]:
@@ -613,6 +620,7 @@ class PuckTracker:
                 self._flight_hist.clear()  # a new trajectory (shot, pass, deflection, new track)
             sigma = float(np.median(meas_sigma_m)) if len(meas_sigma_m) else 0.01
             self._flight_step(frame_index, self._last_meas[1], sigma, camera_xyz_m)
+            self._drop_step(frame_index, self._last_meas[1], sigma, camera_xyz_m)
         if self.flight is not None:
             pos = self.flight.position(frame_index * self.dt)
             if pos[2] < self.puck_z_m:
@@ -621,6 +629,42 @@ class PuckTracker:
                 rec.update(x=round(float(pos[0]), 4), y=round(float(pos[1]), 4), z=round(float(pos[2]), 4),
                            measured=False)
         return rec
+
+    def _drop_step(self, frame_index: int, xy: np.ndarray, sigma_m: float, camera_xyz_m: np.ndarray | None) -> None:
+        """Look for a puck that fell straight down (a face-off drop) and has just landed.
+
+        The landing is a measurement L followed by one that does not go on towards the camera
+        (the fall has stopped); the measurements before L, not yet revised, are tested as rays
+        of a puck falling onto L (``vision.puck_flight.drop_onto``). When they pass, their frames
+        get L with the fall's heights (``flight_revisions``; the measured spots were up to metres
+        nearer the camera), and a flight fitted meanwhile is dropped: the puck is on the ice.
+        """
+        if camera_xyz_m is None:
+            self._recent.clear()
+            return
+        self._recent.append((frame_index, frame_index * self.dt, np.asarray(xy, np.float64).copy(),
+                             np.asarray(camera_xyz_m, np.float64).copy(), float(sigma_m)))
+        pts = list(self._recent)
+        for j in range(len(pts) - 2, max(len(pts) - 5, 3), -1):
+            fall = [q for q in pts[:j] if q[0] > self._dropped_until]
+            L, after = pts[j], pts[j + 1]
+            if len(fall) < 4 or np.linalg.norm(fall[0][2] - L[2]) < 0.3 or L[0] - fall[-1][0] > 2:
+                continue  # too few rays, too little fall, or not falling right up to the landing
+            noise = max(max(q[4] for q in fall), 0.005)
+            toward = L[2] - L[3][:2]
+            if np.dot(after[2] - L[2], toward / max(np.linalg.norm(toward), 1e-9)) < -(3.0 * noise + 0.02):
+                continue  # still closing in on the camera: L was not the landing
+            z = drop_onto(np.array([q[1] for q in fall]), np.stack([q[2] for q in fall]),
+                          np.stack([q[3] for q in fall]), L[2], L[1], self.puck_z_m, noise)
+            if z is None:
+                continue
+            self._drop_revisions = [
+                {"frame": int(q[0]), "x": round(float(L[2][0]), 4), "y": round(float(L[2][1]), 4),
+                 "z": round(float(zk), 4), "measured": False}
+                for q, zk in zip(fall, z) if zk - self.puck_z_m >= FLIGHT_MIN_HEIGHT_M]
+            self._dropped_until = int(fall[-1][0])
+            self.flight = None
+            return
 
     def flight_revisions(self, frame_index: int) -> list[dict]:
         """Puck records for this trajectory's earlier measured frames, from the current flight.
@@ -638,14 +682,14 @@ class PuckTracker:
         if self.flight is None or not self._flight_hist or \
                 int(round(self._flight_hist[-1][0] / self.dt)) != frame_index or \
                 self.flight.rms_m > FLIGHT_REVISE_MAX_RMS_SIGMA * self._flight_sigma_m:
-            return []
+            return list(self._drop_revisions)
         out = []
         for t, _, _ in list(self._flight_hist)[:-1]:
             pos = self.flight.position(t)
             if pos[2] - self.puck_z_m >= FLIGHT_MIN_HEIGHT_M:
                 out.append({"frame": int(round(t / self.dt)), "x": round(float(pos[0]), 4),
                             "y": round(float(pos[1]), 4), "z": round(float(pos[2]), 4), "measured": False})
-        return out
+        return out + self._drop_revisions
 
     def _flight_step(self, frame_index: int, xy: np.ndarray, sigma_m: float, camera_xyz_m: np.ndarray | None) -> None:
         """Add a measurement to the current trajectory and test it for a flight."""

@@ -276,42 +276,67 @@ def test_lifted_puck_is_reported_unmeasured_with_its_height_not_at_its_projected
         assert abs(r["z"] - X[2]) < 0.3
 
 
-def test_a_dropped_puck_revises_its_first_frames_once_its_flight_is_recognised():
-    # A face-off drop from 0.8 m seen by the −y broadcast camera (9 m up): the puck falls straight
-    # down, its ray meets the ice up to 1.8 m nearer the camera. The flight is recognised only
-    # after 10 rays; then every earlier frame of the fall gets the fit's position and height
-    # (unmeasured), which a writer holding those records applies (vision.revisions). Hidden as
-    # it lands, the puck is coasted: along the parabola only down to the ice, never below it.
+DROP_CAMERA, DROP_Z_PLANE = np.array([0.0, -23.0, 9.0]), 0.0127  # the −y broadcast camera, 9 m up
+
+
+def _drop_through_tracker(n: int, seen_until: int, noise_m: float = 0.0):
+    """A face-off drop from 0.8 m onto (3, 1) through ``PuckTracker`` and a ``RecordReviser``:
+    (the released records, the true (3,) positions, the reviser). Frames from ``seen_until`` on
+    have no candidate; ``noise_m``: seeded detector noise on the ice."""
     from vision.puck_flight import GRAVITY_MPS2
     from vision.revisions import RecordReviser
 
-    C, z_p = np.array([0.0, -23.0, 9.0]), 0.0127
-    X0 = np.array([3.0, 1.0, 0.8])
+    C, z_p = DROP_CAMERA, DROP_Z_PLANE
     pt = PuckTracker(FPS, puck_z_m=z_p)
     reviser = RecordReviser(14)
+    noise = np.random.default_rng(3).normal(0.0, noise_m, (n, 2)) if noise_m else np.zeros((n, 2))
     out, truth = [], []
-    for f in range(24):
-        X = X0 - np.array([0.0, 0.0, 0.5 * GRAVITY_MPS2 * (f / FPS) ** 2])
-        X[2] = max(X[2], z_p)
-        ray = C[:2] + (X[:2] - C[:2]) * (C[2] - z_p) / (C[2] - X[2])
+    for f in range(n):
+        X = np.array([3.0, 1.0, max(0.8 - 0.5 * GRAVITY_MPS2 * (f / FPS) ** 2, z_p)])
+        ray = C[:2] + (X[:2] - C[:2]) * (C[2] - z_p) / (C[2] - X[2]) + noise[f]
         pt.predict(f)
-        seen = f < 12
+        seen = f < seen_until
         cands = _puck_cands(ray) if seen else _puck_cands(ray)[np.zeros(1, bool)]
         puck = pt.update(f, cands, np.array([0.01] if seen else []), [], C)
-        truth.append((X, ray))
+        truth.append(X)
         out += reviser.push({"frame": f, "puck": puck, "players": []}, (), pt.flight_revisions(f))
-    out += reviser.flush()
+    return out + reviser.flush(), truth, reviser
+
+
+def test_a_dropped_puck_revises_its_first_frames_once_its_flight_is_recognised():
+    # The puck falls straight down, its ray meets the ice up to 1.8 m nearer the camera. Its
+    # landing hidden, the general flight is recognised after 10 rays; then every earlier frame
+    # of the fall gets the fit's position and height (unmeasured), which a writer holding those
+    # records applies (vision.revisions). Hidden as it lands, the puck is coasted: along the
+    # parabola only down to the ice, never below it.
+    out, truth, reviser = _drop_through_tracker(24, seen_until=12)
     assert reviser.revised >= 8
-    in_air = [f for f in range(24) if truth[f][0][2] > 0.3]
+    in_air = [f for f in range(24) if truth[f][2] > 0.3]
     assert len(in_air) == 10
     for f in in_air:
-        X, ray = truth[f]
+        X = truth[f]
+        ray = DROP_CAMERA[:2] + (X[:2] - DROP_CAMERA[:2]) * (DROP_CAMERA[2] - DROP_Z_PLANE) / (DROP_CAMERA[2] - X[2])
         assert np.hypot(*(ray - X[:2])) > 0.5  # the ray's spot on the ice
         pk = out[f]["puck"]
         if f >= 1:  # the first frame starts the track, the second the trajectory
             assert pk["measured"] is False and abs(pk["z"] - X[2]) < 0.15
             assert np.hypot(pk["x"] - X[0], pk["y"] - X[1]) < 0.3
-    assert all(r["puck"] is None or r["puck"].get("z", z_p) >= z_p for r in out)
+    assert all(r["puck"] is None or r["puck"].get("z", DROP_Z_PLANE) >= DROP_Z_PLANE for r in out)
+
+
+def test_a_face_off_drop_seen_to_land_is_placed_over_its_landing_spot():
+    # The same drop with detector noise, its landing seen: the frames of the fall get the landing
+    # spot and heights from each ray's distance beyond it (vision.puck_flight.drop_onto), where
+    # the general ballistic fit, with six unknowns, cannot place the puck along its rays.
+    out, truth, _ = _drop_through_tracker(20, seen_until=20, noise_m=0.005)
+    in_air = [f for f in range(1, 20) if truth[f][2] - DROP_Z_PLANE >= 0.1]
+    assert len(in_air) >= 8
+    for f in in_air:
+        pk = out[f]["puck"]
+        assert pk["measured"] is False
+        assert np.hypot(pk["x"] - 3.0, pk["y"] - 1.0) < 0.05 and abs(pk["z"] - truth[f][2]) < 0.05
+    landed = [f for f in range(20) if truth[f][2] == DROP_Z_PLANE]
+    assert all(out[f]["puck"]["measured"] and "z" not in out[f]["puck"] for f in landed[1:])
 
 
 def test_sliding_puck_never_gets_a_height():
