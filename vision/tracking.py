@@ -673,8 +673,9 @@ class PuckTracker:
         that were reported where their rays meet the ice (metres off for a dropped or lifted
         puck). Once the fit holds, those frames are where the fit puts the puck, unmeasured, with
         its height — those the fit has at least ``FLIGHT_MIN_HEIGHT_M`` up (lower, the ice
-        projection is as good). Empty without a flight, off a measured frame, or when the fit
-        explains the rays no better than ``FLIGHT_REVISE_MAX_RMS_SIGMA`` of their noise.
+        projection is as good). None from the flight when there is none, off a measured frame,
+        or when the fit explains the rays no better than ``FLIGHT_REVISE_MAX_RMS_SIGMA`` of their
+        noise. A drop recognised on this frame (``_drop_step``) adds its fall's frames last.
 
         Returns:
             ``[{"frame", "x", "y", "z", "measured": False}]``, oldest first.
@@ -975,7 +976,8 @@ class FrameObservation:
         puck_revisions: ``[{"frame", "x", "y", "z", "measured": False}]``: a flight recognised on
             this frame puts the puck of those earlier frames, reported measured on the ice, in
             the air (``PuckTracker.flight_revisions``); a writer that still holds those records
-            may replace their puck (``vision.puck_flight.FlightReviser``).
+            may replace their puck (``vision.revisions.RecordReviser``); a face-off drop seen to
+            land puts those of its fall over the landing spot (``PuckTracker._drop_step``).
     """
 
     frame: int
