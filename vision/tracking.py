@@ -125,6 +125,9 @@ FLIGHT_MIN_HEIGHT_M = 0.08
 # reaching back, a loose fit (a goal camera's shot along its view, a puck jumping between
 # objects) would move many frames metres off instead of one.
 FLIGHT_REVISE_MAX_RMS_SIGMA = 0.5
+# A fit that explains the rays less well than their stated noise still says the puck is in the
+# air (``is_airborne``), but not where: the frame is reported unknown rather than at the fit.
+FLIGHT_REPORT_MAX_RMS_SIGMA = 1.0
 # A puck lost within a player's reach may have been stopped, received or redirected by him: a
 # constant-velocity coast is reported for at most this many frames there (then unknown, the
 # filter still predicting for re-acquisition). On the tuning clips (seeds 121-134) coasts past
@@ -625,6 +628,8 @@ class PuckTracker:
             pos = self.flight.position(frame_index * self.dt)
             if pos[2] < self.puck_z_m:
                 self.flight = None  # the parabola has reached the ice: the flight is over
+            elif self.flight.rms_m > FLIGHT_REPORT_MAX_RMS_SIGMA * self._flight_sigma_m:
+                return None  # in the air, but a loose fit cannot say where along the rays
             else:
                 rec.update(x=round(float(pos[0]), 4), y=round(float(pos[1]), 4), z=round(float(pos[2]), 4),
                            measured=False)

@@ -339,6 +339,29 @@ def test_a_face_off_drop_seen_to_land_is_placed_over_its_landing_spot():
     assert all(out[f]["puck"]["measured"] and "z" not in out[f]["puck"] for f in landed[1:])
 
 
+def test_a_loose_flight_fit_says_in_the_air_but_not_where():
+    # The same lob with rays noisier (1.2 cm) than the detector states (0.5 cm): the parabola still
+    # beats the sliding line (a flight), but explains the rays no better than their noise, so it
+    # cannot place the puck along them: those frames are unknown, not the fit's position.
+    from vision.puck_flight import GRAVITY_MPS2
+
+    C, z_p = np.array([0.0, -23.0, 9.0]), 0.0127
+    x0, v0 = np.array([-10.0, -2.0, z_p]), np.array([14.0, 1.0, 5.0])
+    noise = np.random.default_rng(7).normal(0.0, 0.012, (18, 2))
+    pt = PuckTracker(FPS, puck_z_m=z_p)
+    in_flight = []
+    for f in range(18):
+        t = f / FPS
+        X = x0 + v0 * t - np.array([0, 0, 0.5 * GRAVITY_MPS2 * t * t])
+        ray = C[:2] + (X[:2] - C[:2]) * (C[2] - z_p) / (C[2] - X[2]) + noise[f]
+        pt.predict(f)
+        rec = pt.update(f, _puck_cands(ray), np.array([0.005]), [], C)
+        if pt.flight is not None:
+            assert pt.flight.rms_m > 0.005
+            in_flight.append(rec)
+    assert in_flight and all(r is None for r in in_flight)
+
+
 def test_sliding_puck_never_gets_a_height():
     pt = PuckTracker(FPS)
     C = np.array([0.0, -23.0, 9.0])
