@@ -3,7 +3,8 @@
 `analyze(video, game, out_dir)` streams the video once. Per frame it asks the
 calibration stage for `rink_from_image`, the vision stage for one
 `tracks.jsonl` record in rink metres, and appends both to their files (memory
-stays flat in video length; tracks records wait at most a few seconds in
+stays flat in video length; tracks records wait in ``vision.revisions.HeldRecords``: a fixed
+14 frames for what the tracker learns later, and at most a few seconds in
 ``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a carried
 puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
 the video itself and pipes its per-frame results (a few hundred bytes each)
@@ -133,21 +134,18 @@ def analyze(
         profile = CameraProfile.load(camera_profile_path)
 
     from calibration.registration import Calibrator
-    from vision.possession import CarriedPuckFiller
-    from vision.revisions import RecordReviser
-    from vision.tracking import FLIGHT_MAX_MEASUREMENTS, FrameTracker
+    from vision.revisions import HeldRecords
+    from vision.tracking import FrameTracker
 
     if parallel:
         calibs = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
     else:
         calibs = calibrate_frames(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
     tracker = FrameTracker(rink, game, fps)
-    # A puck lost while carried is placed at its carrier's stick (measured: false); the
-    # filler holds records while the puck is unknown, at most a few seconds.
-    carried = CarriedPuckFiller(fps)
     # What the tracker learns later about earlier frames (a new track's first frames, a flight's
-    # first rays) reaches the records while they are held here, before the filler.
-    reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)
+    # first rays) reaches the records while they are held; then a puck lost while carried is
+    # placed at its carrier's stick (measured: false), held at most a few seconds.
+    held = HeldRecords(fps)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)
@@ -169,9 +167,8 @@ def analyze(
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
-                    for held in reviser.push(record, obs.puck_backfill, obs.puck_revisions):
-                        for rec in carried.push(held):
-                            tracks_fh.write(json.dumps(rec) + "\n")
+                    for rec in held.push(record, obs.puck_backfill, obs.puck_revisions):
+                        tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)
                 else:
@@ -184,12 +181,9 @@ def analyze(
                 _write_run(out_dir, video_path, frames_done, n_frames, False, str(exc), t0)
                 raise AnalyzeError(f"{video_path}: {exc} (after {frames_done} frames)") from exc
             finally:
-                # The records still held for a carried puck are written on every way out
-                # (the end, an error, Ctrl-C): no processed frame is lost.
-                for held in reviser.flush():
-                    for rec in carried.push(held):
-                        tracks_fh.write(json.dumps(rec) + "\n")
-                for rec in carried.flush():
+                # The records still held are written on every way out (the end, an error,
+                # Ctrl-C): no processed frame is lost.
+                for rec in held.flush():
                     tracks_fh.write(json.dumps(rec) + "\n")
     except KeyboardInterrupt:
         complete = False

@@ -363,9 +363,8 @@ def track_video(
     Returns:
         {"frames", "seconds" (vision stage only, decode excluded), "fps"}.
     """
-    from vision.possession import CarriedPuckFiller
-    from vision.revisions import RecordReviser
-    from vision.tracking import FLIGHT_MAX_MEASUREMENTS, FrameTracker
+    from vision.revisions import HeldRecords
+    from vision.tracking import FrameTracker
 
     video_path = Path(video_path)
     if isinstance(game, (str, Path)):
@@ -383,8 +382,7 @@ def track_video(
     calib = _load_calibration(calibration_jsonl_or_results)
     fps = _video_fps(video_path)
     tracker = FrameTracker(rink, game, fps)
-    carried = CarriedPuckFiller(fps)  # as in ``analyze``: a carried puck at its carrier's stick
-    reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)  # ... and later knowledge of earlier frames
+    held = HeldRecords(fps)  # as in ``analyze``: later knowledge of earlier frames, carried pucks
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     spent = 0.0
@@ -400,13 +398,12 @@ def track_video(
             rec = obs.to_record()
             rec["t"] = round(rec["t"], 6)
             t0 = time.perf_counter()
-            ready = [out for held in reviser.push(rec, obs.puck_backfill, obs.puck_revisions)
-                     for out in carried.push(held)]
+            ready = held.push(rec, obs.puck_backfill, obs.puck_revisions)
             spent += time.perf_counter() - t0
             for out in ready:
                 fh.write(json.dumps(out) + "\n")
             n += 1
-        for out in [out for held in reviser.flush() for out in carried.push(held)] + carried.flush():
+        for out in held.flush():
             fh.write(json.dumps(out) + "\n")
     return {"frames": n, "seconds": spent, "fps": n / spent if spent > 0 else float("nan")}
 

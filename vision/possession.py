@@ -32,8 +32,10 @@ possession statement ("player 7 has it, at about his stick"), not a measurement.
 ``CarriedPuckFiller`` does this on the stream of ``tracks.jsonl`` records with a
 bounded delay (``max_delay_frames``): records are held while a gap is open and
 released once it is closed and its after-end seen, so memory stays flat in video
-length. It only changes ``puck: null`` records: with the carry, and with the measured
-pucks of the frames a new puck track was confirmed on (the tracker's backfill).
+length. It only changes ``puck: null`` records, with the carry. (What the tracker learns
+later about earlier frames — a new track's backfill, a flight's revisions — reaches the
+records before, in ``vision.revisions.RecordReviser``; ``vision.revisions.HeldRecords`` chains
+the two.)
 
 Vision never knows rules: nothing here decides zones, offside or goals.
 """
@@ -228,23 +230,9 @@ class CarriedPuckFiller:
         self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 1)
         self._started = False  # records have been released since the clip start
         self.filled = 0
-        self.backfilled = 0
 
-    def push(self, record: dict, backfill: Iterable[dict] = ()) -> list[dict]:
-        """Take the next record; return the records that are final, in frame order.
-
-        Args:
-            record: a ``tracks.jsonl`` record.
-            backfill: puck records (``{"frame", "x", "y", "measured"}``) of earlier frames that
-                the tracker learnt only now (``FrameObservation.puck_backfill``); a held record
-                of that frame with an unknown puck gets it.
-        """
-        fill = {int(b["frame"]): {k: b[k] for k in ("x", "y", "measured")} for b in backfill}
-        if fill:
-            for r in self._held:
-                if r.get("puck") is None and int(r["frame"]) in fill:
-                    r["puck"] = fill[int(r["frame"])]
-                    self.backfilled += 1
+    def push(self, record: dict) -> list[dict]:
+        """Take the next ``tracks.jsonl`` record; return the records that are final, in frame order."""
         self._held.append(record)
         tail = AFTER_FIT_FRAMES + ANCHOR_FRAMES
         held = list(self._held)

@@ -12,6 +12,9 @@ The tracker learns some things about earlier frames only later:
 ``RecordReviser`` holds the last ``delay_frames`` records and applies both to the records it
 still holds, then releases them in frame order: memory stays flat, and a writer adds a fixed
 delay of ``delay_frames`` frames (the overlay feed, which must keep up live, does not use it).
+``HeldRecords`` is the whole way from the tracker to a ``tracks.jsonl`` writer (``analyze``,
+``eval tracks``): the reviser, then the carried-puck filler (``vision.possession``), which
+holds records while the puck is unknown.
 
 Vision never knows rules: nothing here decides zones, offside or goals.
 """
@@ -20,6 +23,9 @@ from __future__ import annotations
 
 from collections import deque
 from typing import Iterable
+
+from vision.possession import CarriedPuckFiller
+from vision.tracking import FLIGHT_MAX_MEASUREMENTS
 
 
 class RecordReviser:
@@ -73,3 +79,31 @@ class RecordReviser:
         out = list(self._held)
         self._held.clear()
         return out
+
+
+class HeldRecords:
+    """The records' way from ``FrameTracker`` to a writer: ``RecordReviser``, then
+    ``CarriedPuckFiller`` (which sees the revised and backfilled pucks).
+
+    Args:
+        fps: frame rate (the filler's).
+
+    Attributes:
+        reviser: the ``RecordReviser`` (``FLIGHT_MAX_MEASUREMENTS`` records held).
+        carried: the ``CarriedPuckFiller``.
+    """
+
+    def __init__(self, fps: float) -> None:
+        self.reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)
+        self.carried = CarriedPuckFiller(fps)
+
+    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = ()) -> list[dict]:
+        """Take the next record with what the tracker learnt on its frame about earlier ones
+        (``FrameObservation.puck_backfill``, ``puck_revisions``); return the final records, in
+        frame order."""
+        return [out for held in self.reviser.push(record, backfill, revisions) for out in self.carried.push(held)]
+
+    def flush(self) -> list[dict]:
+        """Every record still held, in frame order (the clip's end, an error or Ctrl-C): the
+        reviser's through the filler first, then the filler's."""
+        return [out for held in self.reviser.flush() for out in self.carried.push(held)] + self.carried.flush()

@@ -977,7 +977,7 @@ class FrameObservation:
         puck_backfill: ``[{"frame", "x", "y", "measured": True}]``: a puck track that starts
             on this frame was confirmed by its candidates on those earlier frames (reported
             unknown then): they were the puck. A writer that still holds those frames'
-            records may fill them in (``vision.possession.CarriedPuckFiller.push``).
+            records may fill them in (``vision.revisions.RecordReviser``).
         puck_revisions: ``[{"frame", "x", "y", "z", "measured": False}]``: a flight recognised on
             this frame puts the puck of those earlier frames, reported measured on the ice, in
             the air (``PuckTracker.flight_revisions``); a writer that still holds those records

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from vision.possession import CarriedPuckFiller, fill_carried
+from vision.revisions import HeldRecords
 
 FPS = 30.0
 V_PASS = np.array([15.0, 0.0])  # m/s
@@ -173,19 +174,20 @@ def test_the_stream_filler_holds_records_a_bounded_time():
     assert all(out[f]["puck"] is None for f in range(5, 395))
 
 
-def test_the_stream_filler_takes_back_the_frames_a_new_track_confirmed():
+def test_the_held_records_take_back_the_frames_a_new_track_confirmed():
     """The tracker learns on frame 12 that its candidates of frames 10 and 11 were the puck
-    (a new track confirmed by them): the held records of those frames get them, measured."""
+    (a new track confirmed by them): on their way to the writer (``vision.revisions.HeldRecords``:
+    reviser, then this filler) the records of those frames get them, measured."""
     recs, truth = play(20, release=0, offset=(0.0, 0.0), others=())
     seen = hide(recs, range(5, 12))
-    filler = CarriedPuckFiller(FPS)
+    held = HeldRecords(FPS)
     out = []
     for r in copy.deepcopy(seen):
         back = [{"frame": f, "x": float(truth[f, 0]), "y": float(truth[f, 1]), "measured": True}
                 for f in (10, 11)] if r["frame"] == 12 else []
-        out += filler.push(r, back)
-    out += filler.flush()
-    assert [r["frame"] for r in out] == list(range(20)) and filler.backfilled == 2
+        out += held.push(r, back)
+    out += held.flush()
+    assert [r["frame"] for r in out] == list(range(20)) and held.reviser.backfilled == 2
     for f in (10, 11):
         assert out[f]["puck"] == {"x": pytest.approx(truth[f, 0]), "y": pytest.approx(truth[f, 1]), "measured": True}
     assert all(out[f]["puck"] is None for f in range(5, 10))
