@@ -45,48 +45,50 @@ class Drawer:
         hull = cv2.convexHull(np.round(uv * 16).astype(np.int32))
         cv2.fillConvexPoly(img, hull, color, lineType=cv2.LINE_AA, shift=4)
 
-    def player(self, img, xy, heading, color_bgr, sled=(45, 45, 45)):
-        x, y = xy
+    def _box(self, img, centre_xy, fwd, left, half_len, half_wid, z0, z1, color):
+        """An upright box on the ground rectangle ±half_len along ``fwd``, ±half_wid along
+        ``left`` about ``centre_xy`` (m), from height z0 to z1 (m)."""
+        corners = [centre_xy + a * half_len * fwd + b * half_wid * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
+        self._poly(img, [[*p, z] for z in (z0, z1) for p in corners], color)
+
+    def _cylinder(self, img, centre_xy, radius, z0, z1, color, n=16):
+        """An upright cylinder of ``radius`` (m) about ``centre_xy`` from height z0 to z1 (m)."""
+        ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        self._poly(img, [[centre_xy[0] + radius * np.cos(a), centre_xy[1] + radius * np.sin(a), z]
+                         for a in ang for z in (z0, z1)], color)
+
+    @staticmethod
+    def _axes(heading):
         c, s = np.cos(heading), np.sin(heading)
-        fwd, left = np.array([c, s]), np.array([-s, c])
+        return np.array([c, s]), np.array([-s, c])
+
+    def player(self, img, xy, heading, color_bgr, sled=(45, 45, 45)):
+        xy = np.asarray(xy, float)
+        fwd, left = self._axes(heading)
         # Sledge 1.1 m × 0.3 m, seat (blades) 0.25 m behind its centre, under the torso.
-        centre = np.array([x, y]) + 0.25 * fwd
-        corners = [centre + a * 0.55 * fwd + b * 0.15 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
-        self._poly(img, [[*p, 0.0] for p in corners] + [[*p, 0.12] for p in corners], sled)
-        torso = [np.array([x, y]) + a * 0.15 * fwd + b * 0.22 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
-        self._poly(img, [[*p, 0.12] for p in torso] + [[*p, 0.85] for p in torso], color_bgr)
-        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        helm = [[x + 0.12 * np.cos(a), y + 0.12 * np.sin(a), 0.9 + dz] for a in ang for dz in (0.0, 0.22)]
-        self._poly(img, helm, tuple(int(v * 0.8) for v in color_bgr))
-        blades = np.array([np.array([x, y]) + 0.125 * left, np.array([x, y]) - 0.125 * left])
-        return blades
+        self._box(img, xy + 0.25 * fwd, fwd, left, 0.55, 0.15, 0.0, 0.12, sled)
+        self._box(img, xy, fwd, left, 0.15, 0.22, 0.12, 0.85, color_bgr)
+        self._cylinder(img, xy, 0.12, 0.9, 1.12, tuple(int(v * 0.8) for v in color_bgr))
+        return np.array([xy + 0.125 * left, xy - 0.125 * left])
 
     def standing_player(self, img, xy, heading, color_bgr, trousers=(30, 30, 30)):
         """A standing (sponge) player: two shoes and dark trouser legs up to the waist (0.95 m),
         a jersey to the shoulders (1.45 m), a helmet to 1.8 m; returns the (2, 2) feet centres.
         Each leg is 0.2 m across (trousers over pads), the two nearly as wide as the torso."""
-        x, y = xy
-        c, s = np.cos(heading), np.sin(heading)
-        fwd, left = np.array([c, s]), np.array([-s, c])
-        feet = [np.array([x, y]) + side * 0.15 * left for side in (1, -1)]
+        xy = np.asarray(xy, float)
+        fwd, left = self._axes(heading)
+        feet = [xy + side * 0.15 * left for side in (1, -1)]
         for f in feet:
-            shoe = [f + a * 0.14 * fwd + b * 0.055 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
-            self._poly(img, [[*p, 0.0] for p in shoe] + [[*p, 0.1] for p in shoe], (25, 25, 25))
-            leg = [f + a * 0.1 * fwd + b * 0.1 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
-            self._poly(img, [[*p, 0.05] for p in leg] + [[*p, 0.95] for p in leg], trousers)
-        torso = [np.array([x, y]) + a * 0.13 * fwd + b * 0.22 * left for a, b in ((1, 1), (1, -1), (-1, -1), (-1, 1))]
-        self._poly(img, [[*p, 0.9] for p in torso] + [[*p, 1.45] for p in torso], color_bgr)
-        ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        helm = [[x + 0.12 * np.cos(a), y + 0.12 * np.sin(a), 1.5 + dz] for a in ang for dz in (0.0, 0.3)]
-        self._poly(img, helm, (220, 220, 220))
+            self._box(img, f, fwd, left, 0.14, 0.055, 0.0, 0.1, (25, 25, 25))  # shoe
+            self._box(img, f, fwd, left, 0.1, 0.1, 0.05, 0.95, trousers)  # leg
+        self._box(img, xy, fwd, left, 0.13, 0.22, 0.9, 1.45, color_bgr)
+        self._cylinder(img, xy, 0.12, 1.5, 1.8, (220, 220, 220))
         return np.array(feet)
 
     def puck(self, img, xyz, color=(15, 15, 15)):
         x, y, z = xyz
-        r, th = 0.0381, 0.0254
-        ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-        pts = [[x + r * np.cos(a), y + r * np.sin(a), z - th / 2 + dz] for a in ang for dz in (0.0, th)]
-        self._poly(img, pts, color)
+        th = 0.0254
+        self._cylinder(img, (x, y), 0.0381, z - th / 2, z + th / 2, color, n=32)
 
     def frame(self, players=(), puck_xyz=None, standing=False):
         img = self.base.copy()
