@@ -11,8 +11,8 @@ Method (work resolution of the ice model, usually half the frame):
    colour of the line he sits on (the line would otherwise cut him in two); a
    small closing fills jersey numbers.
 3. Connected components, kept when their area is plausible for a player's body
-   (``PlayerBody``: seated on a sledge, or standing for the sponge leagues) at that spot (expected size from the camera recovered from the homography)
-   not counting the face-off spots and L marks they cover, and not standing in a goal
+   (``PlayerBody``: seated on a sledge, or standing for the sponge leagues) at that spot
+   (expected size from the camera recovered from the homography) not counting the face-off spots and L marks they cover, and not standing in a goal
    (``vision.ice.goal_nets_rink_m``).
 4. Merged blobs (players side by side) are split at the emptiest column when
    the blob is much wider than one sledge at that distance and its column
@@ -236,12 +236,12 @@ class PlayerDetector:
                     int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
                 if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
                     continue
-                # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
                 x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
                 # Runs out of the picture at its top, no wider than two players: a body standing
                 # up out of view (his jersey may be above the picture), not a logo cut by the edge;
                 # its height in view says nothing then.
                 cut_top = y + top == 0 and x1w - x0w <= 2.0 * exp_w
+                # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
                 exp_h = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
                 if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
                     continue
