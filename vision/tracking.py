@@ -48,8 +48,10 @@ body's own offsets and no legs along the ice. A sledge
 heading towards the camera, near enough for its legs to survive the detector's
 opening, has its contact at the feet: the seat is then moved back by the legs'
 reach (``legs_reach_towards_camera_m``). Seen from above (``vision.players.steep_view``:
-an overhead camera, a goal camera over the crease) the contact is the ground under the body, the seat itself, and the
-blades sit ±``BLADE_HALF_GAP_M`` about it. Expected error: ~14 cm (1σ) along the
+an overhead camera, a goal camera over the crease) the contact is the ground under the body's mass,
+which lies ahead of a sledge's blades (its legs stretch forward along the frame): the blades sit
+``BLADES_BEHIND_BODY_CENTRE_M`` behind it along the heading (where the track knows it) and
+±``BLADE_HALF_GAP_M`` across. Expected error: ~14 cm (1σ) along the
 view direction — a pixel of the seat's bottom edge spans many centimetres of
 depth for a low camera — and ~8 cm across it; the rules get a per-view
 covariance (``blade_covariance_rink``); see ``docs/vision.md`` for measured figures.
@@ -88,6 +90,13 @@ from vision.teams import TEAMS, TeamClassifier, TeamVote
 LEGS_LENGTH_M = 0.8
 LEGS_WIDTH_M = 0.2
 SEAT_HALF_WIDTH_M = 0.19
+# Seen from above, the body's mass (the blob's centroid, ``vision.players._under_body``) is not
+# over the blades: they sit under the seat at the rear of the frame (IPC 300 b, 305, 306 a) while
+# the legs lie along the frame in front of it (303), so the centroid lies ahead of the blades along
+# the sledge. Measured on the tuning renders' steep views (eval tracks, true homographies; blade
+# midpoint error along the true heading of moving sledges): median 0.23 m (overhead, seeds 401-438)
+# and 0.26 m (goal camera, 42 views). Applied only where the track's heading is known.
+BLADES_BEHIND_BODY_CENTRE_M = 0.23
 # 1-sigma of a reported blade point, metres, for the rules (``Observations.blade_sigma_m``): the
 # ±0.14 m above along the view, and more where the view runs along the rink: on the 720p suite
 # (docs/end-to-end.md) the median 2-D blade error is 14 cm on blue-line and broadcast cameras and
@@ -392,7 +401,9 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
             then a sledge heading towards the camera has its contact at the feet, not the
             seat (``legs_reach_towards_camera_m``).
         under_body: the contact is the ground point under the body (a camera looking down
-            steeply, ``vision.players.steep_view``): it is the seat itself.
+            steeply, ``vision.players.steep_view``): the blades are
+            ``BLADES_BEHIND_BODY_CENTRE_M`` behind it along a sledge's heading (where it is
+            known), under a standing player's body.
         body: the player's body (``vision.players.PlayerBody``): where the blades (feet) sit
             from the contact and how far apart; a standing player has no legs along the ice.
 
@@ -401,12 +412,13 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
         heading is unknown), m.
     """
     d = np.asarray(away_dir, dtype=np.float64)
+    seat = np.asarray(contact_xy_rink_m, dtype=np.float64)
     if under_body:
-        beyond = 0.0
+        if heading is not None and body.legs_forward:
+            seat = seat - np.asarray(heading, dtype=np.float64) * BLADES_BEHIND_BODY_CENTRE_M
     else:
         legs = legs_seen and body.legs_forward
-        beyond = body.centre_beyond_contact_m + (legs_reach_towards_camera_m(d, heading) if legs else 0.0)
-    seat = np.asarray(contact_xy_rink_m, dtype=np.float64) + d * beyond
+        seat = seat + d * (body.centre_beyond_contact_m + (legs_reach_towards_camera_m(d, heading) if legs else 0.0))
     if heading is None:
         left = np.array([-d[1], d[0]])
     else:

@@ -143,8 +143,10 @@ def test_blade_points_seen_from_above_are_under_the_body(kit):
         truth = blades[pid]
         errs.append(min(np.linalg.norm(est - truth, axis=1).max(), np.linalg.norm(est[::-1] - truth, axis=1).max()))
     # The drawn sledge reaches 0.8 m ahead of the blades and the torso sits over them: the
-    # centroid lies a little ahead of the seat, 0.1-0.3 m.
-    assert max(errs) < 0.4 and np.median(errs) < 0.25, errs
+    # centroid lies 0.1-0.3 m ahead of the seat (IPC 300 b, 303, 305), and the blades are taken
+    # BLADES_BEHIND_BODY_CENTRE_M behind it along the heading (at the centroid they were 0.06-0.29 m
+    # off, median 0.21 m).
+    assert max(errs) < 0.25 and np.median(errs) < 0.1, errs
 
 
 def test_merged_side_by_side_players_are_split(kit):

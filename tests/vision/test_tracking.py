@@ -723,3 +723,23 @@ def test_a_still_track_of_unknown_team_is_reported_only_when_it_stands_out_of_th
         reported = pt.reported()
         assert len(reported) == expect
         assert all(tr.votes.team is None for tr in reported)
+
+
+def test_blades_seen_from_above_are_behind_the_body_along_the_heading():
+    """Seen from above the contact is the ground under the body's mass, which lies ahead of the
+    blades (IPC 300 b, 305, 306 a: blades under the seat at the frame's rear; 303: the legs along
+    the frame in front): the blades are BLADES_BEHIND_BODY_CENTRE_M behind it along the heading,
+    BLADE_HALF_GAP_M either side; without a heading they stay about it; a standing player's
+    feet stay under his body."""
+    from vision.players import BLADE_HALF_GAP_M, STANDING
+    from vision.tracking import BLADES_BEHIND_BODY_CENTRE_M, blades_from_contact
+
+    c, away = np.array([4.0, -2.0]), np.array([0.0, 1.0])
+    h = np.array([0.6, 0.8])
+    got = blades_from_contact(c, away, h, under_body=True)
+    seat = c - BLADES_BEHIND_BODY_CENTRE_M * h
+    left = np.array([-0.8, 0.6])
+    np.testing.assert_allclose(got, [seat + BLADE_HALF_GAP_M * left, seat - BLADE_HALF_GAP_M * left], atol=1e-12)
+    np.testing.assert_allclose(blades_from_contact(c, away, None, under_body=True).mean(axis=0), c, atol=1e-12)
+    np.testing.assert_allclose(blades_from_contact(c, away, h, under_body=True, body=STANDING).mean(axis=0), c,
+                               atol=1e-12)
