@@ -1311,7 +1311,10 @@ class FrameTracker:
             view = cam or self._cam
             legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
             under_body = view is not None and bool(steep_view(view, contact)[0])
-            blades = blades_from_contact(contact, away, tr.heading, legs, under_body, self.body)
+            # A goalkeeper shuffles across his crease, sideways to where his sledge points: his
+            # direction of travel says nothing of where his blades lie from his body.
+            heading = None if tr.role == "goalkeeper" else tr.heading
+            blades = blades_from_contact(contact, away, heading, legs, under_body, self.body)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):

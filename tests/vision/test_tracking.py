@@ -725,6 +725,28 @@ def test_a_still_track_of_unknown_team_is_reported_only_when_it_stands_out_of_th
         assert all(tr.votes.team is None for tr in reported)
 
 
+def test_goalkeeper_shuffling_across_his_crease_keeps_his_blades_across_the_view(kit):
+    """A goalkeeper moves sideways along his goal line while his sledge points out at the play
+    (heading π in front of the +x goal): his direction of travel is not where his sledge points,
+    so his blades are not laid across it. A goal camera behind that goal looks along −x: the
+    blades lie side by side across its view (along y), as the drawn ones do."""
+    cam = type(kit.cam).from_look_at([31.0, 0.0, 6.0], [22.0, 0.0, 0.0], 60.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    for f in range(45):
+        spot = (25.0, -0.8 + 1.2 * f / FPS)  # 1.2 m/s sideways: well above the tracker's 0.6 m/s heading
+        img, blades = drawer.frame({1: (spot, np.pi, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+    (p,) = obs.players
+    assert p["role"] == "goalkeeper"
+    est, truth = np.array(p["blades"]), blades[1]
+    gap = est[1] - est[0]
+    assert abs(gap[1]) > 4 * abs(gap[0])  # side by side across the view, as the truth's
+    e = min(np.linalg.norm(est - truth, axis=1).max(), np.linalg.norm(est[::-1] - truth, axis=1).max())
+    assert e < 0.25, (est, truth)
+
+
 def test_blades_seen_from_above_are_behind_the_body_along_the_heading():
     """Seen from above the contact is the ground under the body's mass, which lies ahead of the
     blades (IPC 300 b, 305, 306 a: blades under the seat at the frame's rear; 303: the legs along
