@@ -33,7 +33,9 @@ confirmed after a few hits, and coasting through short occlusions. Players are
 detected on keyframes (``PLAYER_DETECT_HZ`` a second; the puck every frame) and
 their tracks predicted in between. Association
 in rink metres rather than image IoU makes it indifferent to camera pans and
-zooms. (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
+zooms. A track is reported once confirmed, unless it looks like a fixed object: neither a jersey
+colour nor movement (paint on the ice), or born at the boards and never moved (an advert on
+them). (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
 old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.)
 
 Blades: the detector gives the ground point under the player's body (the
@@ -97,6 +99,13 @@ SEAT_HALF_WIDTH_M = 0.19
 # midpoint error along the true heading of moving sledges): median 0.23 m (overhead, seeds 401-438)
 # and 0.26 m (goal camera, 42 views). Applied only where the track's heading is known.
 BLADES_BEHIND_BODY_CENTRE_M = 0.23
+# A track born this close to the boards that has not moved STILL_AT_BOARDS_M is an advert or a
+# door on them (seen from above it lies at the ice's edge, dark as a jersey), not a player, who
+# sits with his body's centre at least a seat's half width from them and never keeps that still
+# (tuning renders, seeds 401-467: 21 such tracks, all false, 0.2-0.8 m from the boards and still
+# to 0.3 m; no true player track within 1.5 m of them).
+AT_BOARDS_M = 1.0
+STILL_AT_BOARDS_M = 0.3
 # 1-sigma of a reported blade point, metres, for the rules (``Observations.blade_sigma_m``): the
 # ±0.14 m above along the view, and more where the view runs along the rink: on the 720p suite
 # (docs/end-to-end.md) the median 2-D blade error is 14 cm on blue-line and broadcast cameras and
@@ -218,6 +227,7 @@ class PlayerTrack:
     gk_misses: int = 0  # ... and that found none while the track was in front of a goal
     birth_xy: np.ndarray | None = None
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
+    birth_boards_m: float = float("inf")  # distance from the birth position to the boards, m
     cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
 
 
@@ -235,11 +245,14 @@ class PlayerTracker:
         min_move_m: a track without a jersey colour is reported once it has moved this far (or
             once ``confirm_hits`` of its detections ran out of the picture's top edge).
         update_every: ``update`` is called every this many frames (``predict`` every frame).
+        boards_xy_m: (K, 2) the inner face of the boards (``RinkModel.boards_outline_xy``), m, or
+            None: a track born within ``AT_BOARDS_M`` of them is reported only once it has moved
+            ``STILL_AT_BOARDS_M``.
     """
 
     def __init__(self, fps: float, gate_m: float = 1.2, team_penalty_m: float = 0.8, high_conf: float = 0.45,
                  confirm_hits: int = 3, max_coast_s: float = 1.5, output_coast_s: float = 0.3,
-                 min_move_m: float = 1.0, update_every: int = 1) -> None:
+                 min_move_m: float = 1.0, update_every: int = 1, boards_xy_m: np.ndarray | None = None) -> None:
         self.dt = 1.0 / float(fps)
         # Detections come every ``update_every`` frames (``predict`` runs every frame): the
         # coasting limits count updates, so they keep their length in seconds.
@@ -252,6 +265,7 @@ class PlayerTracker:
         self.max_coast = max(1, int(round(max_coast_s * updates_per_s)))
         self.output_coast = max(0, int(round(output_coast_s * updates_per_s)))
         self.min_move_m = min_move_m
+        self._boards = None if boards_xy_m is None else shapely.LinearRing(np.asarray(boards_xy_m, dtype=np.float64))
         self.tracks: list[PlayerTrack] = []
         self._next_id = 1
 
@@ -319,6 +333,8 @@ class PlayerTracker:
             self._vote(tr, teams[j], team_conf[j])
             tr.last_contact = xy[j].copy()
             tr.birth_xy = xy[j].copy()
+            if self._boards is not None:
+                tr.birth_boards_m = float(self._boards.distance(shapely.Point(xy[j])))
             self._next_id += 1
             self.tracks.append(tr)
             assigned[j] = tr.id
@@ -353,11 +369,14 @@ class PlayerTracker:
         A track that has neither a jersey colour nor ever moved (``min_move_m``) is not
         reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player —
         unless it stood up out of the picture's top edge (``confirm_hits`` times): a player whose
-        jersey is above the picture, of unknown team.
+        jersey is above the picture, of unknown team. Nor is a track born at the boards
+        (``AT_BOARDS_M``) that has not moved ``STILL_AT_BOARDS_M``, whatever its colour: an
+        advert or a door on the boards, seen from above as a dark blob at the ice's edge.
         """
         return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast
                 and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m
-                     or tr.cut_top_hits >= self.confirm_hits)]
+                     or tr.cut_top_hits >= self.confirm_hits)
+                and (tr.birth_boards_m >= AT_BOARDS_M or tr.max_disp_m >= STILL_AT_BOARDS_M)]
 
 
 def legs_reach_towards_camera_m(away_dir: np.ndarray, heading: np.ndarray | None) -> float:
@@ -1095,7 +1114,8 @@ class FrameTracker:
         self.player_every = 1 if not player_detect_hz else max(1, int(round(self.fps / player_detect_hz)))
         # Two detections confirm a track at keyframes (the same 0.1 s as three at 30 frames/s).
         self.players = PlayerTracker(self.fps, update_every=self.player_every,
-                                     confirm_hits=2 if self.player_every > 1 else 3)
+                                     confirm_hits=2 if self.player_every > 1 else 3,
+                                     boards_xy_m=rink.boards_outline_xy())
         self._since_players = self.player_every  # frames since the last keyframe (the first frame is one)
         self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0,
                                 walls_rink_m=puck_walls_rink_m(rink, self.puck_detector.diameter_m / 2.0))

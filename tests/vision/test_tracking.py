@@ -725,6 +725,30 @@ def test_a_still_track_of_unknown_team_is_reported_only_when_it_stands_out_of_th
         assert all(tr.votes.team is None for tr in reported)
 
 
+def test_a_still_dark_blob_at_the_boards_is_not_a_player(kit):
+    """An advert on the boards, seen from above, is a jersey-coloured blob at the ice's edge that
+    never moves: not reported. The same blob 1.5 m out (a player waiting), or one at the boards
+    that moves 0.5 m along them (a player working the boards), is."""
+    from vision.tracking import PlayerTracker
+
+    boards = kit.rink.boards_outline_xy()
+    side_y = kit.rink.spec.width_m / 2  # the side boards' inner face at centre ice, m
+    cases = [(lambda f: (0.0, side_y - 0.4), 0), (lambda f: (0.0, side_y - 1.5), 1),
+             (lambda f: (0.05 * f, side_y - 0.4), 1)]
+    for at, expect in cases:
+        pt = PlayerTracker(FPS, confirm_hits=3, boards_xy_m=boards)
+        for f in range(12):
+            pt.predict()
+            pt.update(np.array([at(f)]), np.array([0.9]), ["away"], [0.9])
+        assert len(pt.reported()) == expect, at(0)
+    # Without the boards' outline nothing is known of them: the still blob is reported.
+    pt = PlayerTracker(FPS, confirm_hits=3)
+    for f in range(12):
+        pt.predict()
+        pt.update(np.array([[0.0, side_y - 0.4]]), np.array([0.9]), ["away"], [0.9])
+    assert len(pt.reported()) == 1
+
+
 def test_goalkeeper_shuffling_across_his_crease_keeps_his_blades_across_the_view(kit):
     """A goalkeeper moves sideways along his goal line while his sledge points out at the play
     (heading π in front of the +x goal): his direction of travel is not where his sledge points,
