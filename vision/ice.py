@@ -74,6 +74,7 @@ class RinkGeometryCache:
         self.ice_rings = RingSet.of(self.ice)
         self.in_hole_rings = RingSet.of(self.in_holes)
         self.goal_nets_rink_m = goal_nets_rink_m(rink)
+        self.goal_posts_rink_m = np.concatenate([rink.goal_post_centres_xy(e) for e in (1, -1)])
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
@@ -185,6 +186,7 @@ class IceScene:
         any_marking_mask: (h, w) uint8 0/255, ``marking_mask`` plus markings thinner than a
             work pixel (drawn as outlines), dilated by the slack; None where not built.
         goal_nets_rink_m: the goals' bases on the ice (``goal_nets_rink_m``), rink m; None: unknown.
+        goal_posts_rink_m: (4, 2) the goal posts' centres (218 b), rink m; None: unknown.
         in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
             ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
             where not built.
@@ -207,6 +209,7 @@ class IceScene:
     marking_ycc: dict = field(default_factory=dict)
     in_hole_mask: np.ndarray | None = None
     goal_nets_rink_m: Polygon | None = None
+    goal_posts_rink_m: np.ndarray | None = None
 
     @property
     def ok(self) -> bool:
@@ -430,5 +433,6 @@ def build_ice_scene(
         marking_ycc=marking_ycc,
         in_hole_mask=in_hole,
         goal_nets_rink_m=geom.goal_nets_rink_m,
+        goal_posts_rink_m=geom.goal_posts_rink_m,
     )
 

@@ -13,7 +13,7 @@ Method (work resolution of the ice model, usually half the frame):
 3. Connected components, kept when their area is plausible for a player's body
    (``PlayerBody``: seated on a sledge, or standing for the sponge leagues) at that spot
    (expected size from the camera recovered from the homography) not counting the face-off spots and L marks they cover, and not standing in a goal
-   (``vision.ice.goal_nets_rink_m``).
+   (``vision.ice.goal_nets_rink_m``) nor, narrower than a body, at a goal post.
 4. Merged blobs (players side by side) are split at the emptiest column when
    the blob is much wider than one sledge at that distance and its column
    profile has a clear valley.
@@ -67,6 +67,12 @@ OPENING_PX = 3
 # (docs/vision.md, "Seen from above"); the broadcast and blue-line cameras never reach it.
 STEEP_VIEW_ELEVATION_DEG = 35.0
 BODY_CENTRE_HEIGHT_M = 0.45
+# A blob standing up within this distance of a goal post's centre (218 b: posts 5 cm thick, 1.22 m
+# tall) and narrower than POST_MAX_WIDTH_M is the post, not a player: any body is at least a
+# torso wide (2 x TORSO_HALF_WIDTH_M = 0.44 m), the post with the net behind it 0.18-0.21 m
+# (goal-camera tuning render 410, where a red post was tracked as a home player in the crease).
+POST_REACH_M = 0.3
+POST_MAX_WIDTH_M = 0.3
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,8 @@ class PlayerDetector:
                 if scene.goal_nets_rink_m is not None and \
                         shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
                     continue  # the goal frame and net, standing up from the ice like a player
+                if _is_goal_post(scene, contact_rink[0], int(cols[-1]) - int(cols[0]) + 1):
+                    continue
                 exp_area, exp_w = self._expected(scene, contact_rink)
                 # Face-off spots and L marks are foreground (the ice model does not know their
                 # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
@@ -439,6 +447,16 @@ class PlayerDetector:
             return TeamAssignment(None, 0.0, None)
         pix = cv2.cvtColor(pix_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         return self.teams.classify_pixels(pix)
+
+
+def _is_goal_post(scene: IceScene, contact_rink_m: np.ndarray, width_work_px: int) -> bool:
+    """Whether a blob ``width_work_px`` wide (work px) with its ground contact at
+    ``contact_rink_m`` (2,) is a goal post standing up (``POST_REACH_M``, ``POST_MAX_WIDTH_M``)."""
+    posts = scene.goal_posts_rink_m
+    if posts is None or np.min(np.linalg.norm(posts - contact_rink_m, axis=1)) > POST_REACH_M:
+        return False
+    scale = float(scene.cam.ground_scale_px_per_m(contact_rink_m[None])[0]) * scene.scale
+    return width_work_px < POST_MAX_WIDTH_M * scale
 
 
 def _empty() -> Detections:

@@ -246,3 +246,26 @@ def test_nothing_standing_in_a_goal_is_a_player(kit):
     det, _, _, _ = _detect(kit, {1: (in_net, np.pi / 2, HOME), 2: (goalkeeper, np.pi, AWAY)}, cam=cam, drawer=drawer)
     assert len(det) == 1
     assert _nearest(det, goalkeeper)[1] < 0.8
+
+
+def test_a_goal_post_is_not_a_player_but_the_goalkeeper_beside_it_is(kit):
+    # A goal camera behind and above the goal sees each red post (218 b: 5 cm thick, 1.22 m
+    # tall) as a tall thin blob standing up at the goal line, red as the home jerseys, just
+    # outside the net's base: on goal-camera tuning render 410 one was tracked as a home player
+    # in the crease. A post is narrower than any body; the goalkeeper hugging the other stays.
+    s = kit.rink.spec
+    gx = s.goal_line_x_m
+    cam = type(kit.cam).from_look_at([gx + 4.0, 1.0, 5.5], [gx - 1.5, 0.0, 0.0], 60.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    img = drawer.base.copy()
+    goalkeeper = np.array([gx - 0.55, -0.6])
+    drawer.player(img, goalkeeper, np.pi, AWAY)
+    posts = kit.rink.goal_post_centres_xy(+1)
+    for post in posts:  # nearer the camera than the goalkeeper: drawn over him
+        drawer._cylinder(img, post, s.goal_post_diameter_m / 2, 0.0, 1.22, HOME)
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+    scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
+    det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(scene)
+    assert len(det) == 1, det.data["contact_rink_m"]  # the post at +y was a player of no team
+    k, d = _nearest(det, goalkeeper)
+    assert d < 0.8 and teams[k].team == "away"
