@@ -1135,6 +1135,7 @@ class FrameTracker:
         self.goalkeeper_detector = goalkeeper_detector
         self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
         self._gk_last = -(10**9)
+        self._gk_blind_runs = 0  # consecutive checks that found no goalkeeper anywhere
         # The learned puck verifier (``vision.puck_verifier``) vetoes candidates (``_verify``):
         # "default" = the shipped model (None when it is missing), None = classical scores only.
         self.puck_verifier = _default_puck_verifier() if puck_verifier == "default" else puck_verifier
@@ -1383,6 +1384,16 @@ class FrameTracker:
             self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))]
         if not near:
             return
+        # Once every track there has its verdict (GK_SETTLED_CHECKS votes), or the model has not
+        # seen a goalkeeper in this view for that many checks (it sees none from high above),
+        # checks come GK_SETTLED_SLOWDOWN times less often: the model is a tenth of the frame's
+        # time at the full rate, and a goalkeeper stays in front of his goal all game.
+        tracks = {tr.id: tr for tr in self.players.tracks}
+        settled = self._gk_blind_runs >= GK_SETTLED_CHECKS or all(
+            (tr := tracks.get(int(dets.tracker_id[j]))) is None or tr.gk_looks + tr.gk_misses >= GK_SETTLED_CHECKS
+            for j in near)
+        if settled and frame_index - self._gk_last < GK_SETTLED_SLOWDOWN * self._gk_every:
+            return
         self._gk_last = frame_index
         if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
             self.goalkeeper_detector = _default_goalkeeper_detector()
@@ -1401,8 +1412,9 @@ class FrameTracker:
             # No goalkeeper anywhere in the picture: the model cannot see them in this view
             # (from 45 m above it found none of 70 visible ones, benchmarks/eval_goalkeepers.py),
             # so it has no say about the players in front of the goal either.
+            self._gk_blind_runs += 1
             return
-        tracks = {tr.id: tr for tr in self.players.tracks}
+        self._gk_blind_runs = 0
         for j in near:
             tr = tracks.get(int(dets.tracker_id[j]))
             if tr is None:
@@ -1413,6 +1425,11 @@ class FrameTracker:
                 tr.gk_looks += 1
             else:
                 tr.gk_misses += 1
+
+
+# Goalkeeper checks on a track that make its verdict, and how much rarer checks are after that.
+GK_SETTLED_CHECKS = 6
+GK_SETTLED_SLOWDOWN = 4
 
 
 def _looks_like_goalkeeper(tr: PlayerTrack) -> bool:

@@ -422,6 +422,32 @@ def test_goalkeeper_by_appearance_gets_the_defending_team(kit, model_sees):
     assert (p["role"], p["team"]) == expected[model_sees]
 
 
+@pytest.mark.parametrize("model_sees", ["him", "none"])
+def test_goalkeeper_checks_slow_down_once_the_verdict_is_made(kit, model_sees):
+    """A goalkeeper parked in front of his goal for 5 s: the learned model is asked at the full
+    rate until his track has GK_SETTLED_CHECKS votes ("him"), or until it has seen no goalkeeper
+    anywhere that many times ("none": it has no say in this view), then GK_SETTLED_SLOWDOWN
+    times less often; his role is the same."""
+    from vision.tracking import GK_SETTLED_CHECKS, GK_SETTLED_SLOWDOWN
+
+    cam = kit.make_camera(target=(22.0, 0.0, 0.0), fov=30.0)
+    drawer = kit.Drawer(kit.rink, cam)
+    spot = (25.0, 0.3)
+    model = _FakeGoalkeeperModel(cam, spot if model_sees == "him" else None)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    n = 150
+    for f in range(n):
+        img, _ = drawer.frame({1: (spot, np.pi, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+    every = tracker._gk_every
+    full_rate = n // every  # 15 checks at the full rate
+    slow = GK_SETTLED_CHECKS + (n - GK_SETTLED_CHECKS * every) // (GK_SETTLED_SLOWDOWN * every) + 2
+    assert GK_SETTLED_CHECKS <= model.calls <= slow < full_rate
+    (p,) = obs.players
+    assert (p["role"], p["team"]) == ("goalkeeper", "away")
+
+
 def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
     """A side camera on the −y side looks along +y: a blade's x is known to its across-view
     model error plus a few pixels, its y only to the along-view error; a camera at the −x end the
