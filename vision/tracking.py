@@ -1389,9 +1389,12 @@ class FrameTracker:
         # checks come GK_SETTLED_SLOWDOWN times less often: the model is a tenth of the frame's
         # time at the full rate, and a goalkeeper stays in front of his goal all game.
         tracks = {tr.id: tr for tr in self.players.tracks}
-        settled = self._gk_blind_runs >= GK_SETTLED_CHECKS or all(
-            (tr := tracks.get(int(dets.tracker_id[j]))) is None or tr.gk_looks + tr.gk_misses >= GK_SETTLED_CHECKS
-            for j in near)
+
+        def checks(j: int) -> int:
+            tr = tracks.get(int(dets.tracker_id[j]))
+            return GK_SETTLED_CHECKS if tr is None else tr.gk_looks + tr.gk_misses
+
+        settled = self._gk_blind_runs >= GK_SETTLED_CHECKS or all(checks(j) >= GK_SETTLED_CHECKS for j in near)
         if settled and frame_index - self._gk_last < GK_SETTLED_SLOWDOWN * self._gk_every:
             return
         self._gk_last = frame_index
