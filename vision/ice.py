@@ -75,6 +75,7 @@ class RinkGeometryCache:
         self.in_hole_rings = RingSet.of(self.in_holes)
         self.goal_nets_rink_m = goal_nets_rink_m(rink)
         self.goal_posts_rink_m = np.concatenate([rink.goal_post_centres_xy(e) for e in (1, -1)])
+        self.goal_post_radius_m = float(rink.spec.goal_post_diameter_m) / 2.0
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
@@ -187,6 +188,7 @@ class IceScene:
             work pixel (drawn as outlines), dilated by the slack; None where not built.
         goal_nets_rink_m: the goals' bases on the ice (``goal_nets_rink_m``), rink m; None: unknown.
         goal_posts_rink_m: (4, 2) the goal posts' centres (218 b), rink m; None: unknown.
+        goal_post_radius_m: the posts' radius, m.
         in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
             ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
             where not built.
@@ -210,6 +212,7 @@ class IceScene:
     in_hole_mask: np.ndarray | None = None
     goal_nets_rink_m: Polygon | None = None
     goal_posts_rink_m: np.ndarray | None = None
+    goal_post_radius_m: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -434,5 +437,6 @@ def build_ice_scene(
         in_hole_mask=in_hole,
         goal_nets_rink_m=geom.goal_nets_rink_m,
         goal_posts_rink_m=geom.goal_posts_rink_m,
+        goal_post_radius_m=geom.goal_post_radius_m,
     )
 

@@ -73,6 +73,12 @@ BODY_CENTRE_HEIGHT_M = 0.45
 # (goal-camera tuning render 410, where a red post was tracked as a home player in the crease).
 POST_REACH_M = 0.3
 POST_MAX_WIDTH_M = 0.3
+# The goal frame's pixels (posts and crossbar), where the camera pose lets them be drawn
+# (``_goal_posts_mask``): drawn this much thicker than the tubes (the mask's closing and the blur
+# spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
+POST_MASK_MARGIN_M = 0.05
+POST_HEIGHT_M = 1.22  # 218 a: the goal's opening is 1.22 m high
+POST_MIN_BODY_FRAC = 0.25
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,7 @@ class PlayerDetector:
 
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
+        posts = _goal_posts_mask(scene, fg.shape)
         boxes, contacts = [], []
         for i in alive:
             x, y, w, h, area = stats[i]
@@ -223,13 +230,19 @@ class PlayerDetector:
                 top, bot = int(rows[0]), int(rows[-1])
                 cols = np.nonzero(sub.any(axis=0))[0]
                 a = int(sub.sum())
-                contact_work = self._contact(sub, px0, y)
+                # The goal frame is known (218 a, b): a player merged with a post or the crossbar is
+                # read from his own pixels (the frame would pull his contact to it), and the frame
+                # alone is no one.
+                body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
+                if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
+                    continue
+                contact_work = self._contact(body_sub, px0, y)
                 contact_full = scene.to_full(contact_work)
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
                 if not ok[0]:
                     continue
                 if steep_view(scene.cam, contact_rink)[0]:
-                    contact_full, contact_rink = self._under_body(sub, px0, y, scene, contact_full, contact_rink,
+                    contact_full, contact_rink = self._under_body(body_sub, px0, y, scene, contact_full, contact_rink,
                                                                   self.body.centre_height_m)
                 if scene.goal_nets_rink_m is not None and \
                         shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
@@ -447,6 +460,47 @@ class PlayerDetector:
             return TeamAssignment(None, 0.0, None)
         pix = cv2.cvtColor(pix_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         return self.teams.classify_pixels(pix)
+
+
+def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | None:
+    """(h, w) uint8 work-resolution mask of the goal frames' posts and crossbars (218 a, b:
+    upright tubes ``POST_HEIGHT_M`` tall, the bar joining their tops; drawn ``POST_MASK_MARGIN_M``
+    thicker) that stand between the camera and the players: those of a goal whose line the camera
+    stands behind (a goal camera). None without a camera pose or with no such goal in view.
+
+    From a camera behind the goal line the frame is nearer than anyone playing in front of the
+    goal, so its pixels are the frame's; from the side a goalkeeper or an attacker at the crease
+    is as often in front of it, and the pixels would be his.
+    """
+    cam, posts = scene.cam, scene.goal_posts_rink_m
+    if posts is None or not cam.has_pose:
+        return None
+    r = scene.goal_post_radius_m + POST_MASK_MARGIN_M
+    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
+    ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
+    x_cam = float(cam.position_xyz_m[0])
+    pieces = []
+    for a, b in zip(posts[0::2], posts[1::2]):  # each goal's two posts, on its goal line
+        if np.sign(a[0]) * x_cam <= abs(a[0]):
+            continue  # the camera is not behind this goal line
+        for cx, cy in (a, b):  # each post: its ring at the ice and at the top
+            pieces.append(np.array([[cx + dx, cy + dy, z] for dx, dy in ring for z in (0.0, POST_HEIGHT_M)]))
+        pieces.append(np.array([[p[0] + dx, p[1] + dy, POST_HEIGHT_M + dz] for p in (a, b) for dx, dy in ring
+                                for dz in (-r, r)]))  # the crossbar between their tops
+    h, w = shape
+    mask = None
+    for pts in pieces:
+        uv, depth = cam.image_from_rink(pts)
+        if np.any(depth <= 0):
+            continue
+        uv_work = scene.to_work(uv)
+        if uv_work[:, 0].max() < 0 or uv_work[:, 0].min() >= w or uv_work[:, 1].max() < 0 or uv_work[:, 1].min() >= h:
+            continue
+        if mask is None:
+            mask = np.zeros(shape, np.uint8)
+        hull = cv2.convexHull(np.round(uv_work * 16).astype(np.int32))
+        cv2.fillConvexPoly(mask, hull, 255, lineType=cv2.LINE_8, shift=4)
+    return mask
 
 
 def _is_goal_post(scene: IceScene, contact_rink_m: np.ndarray, width_work_px: int) -> bool:
