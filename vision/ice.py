@@ -76,6 +76,7 @@ class RinkGeometryCache:
         self.goal_nets_rink_m = goal_nets_rink_m(rink)
         self.goal_posts_rink_m = np.concatenate([rink.goal_post_centres_xy(e) for e in (1, -1)])
         self.goal_post_radius_m = float(rink.spec.goal_post_diameter_m) / 2.0
+        self.goal_height_m = float(rink.spec.goal_height_m)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
@@ -187,8 +188,10 @@ class IceScene:
         any_marking_mask: (h, w) uint8 0/255, ``marking_mask`` plus markings thinner than a
             work pixel (drawn as outlines), dilated by the slack; None where not built.
         goal_nets_rink_m: the goals' bases on the ice (``goal_nets_rink_m``), rink m; None: unknown.
-        goal_posts_rink_m: (4, 2) the goal posts' centres (218 b), rink m; None: unknown.
+        goal_posts_rink_m: (4, 2) the goal posts' centres (218 b), two per goal, the +x goal's
+            first, rink m; None: unknown.
         goal_post_radius_m: the posts' radius, m.
+        goal_height_m: the posts' height, the crossbar's underside (218 b), m.
         in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
             ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
             where not built.
@@ -213,6 +216,7 @@ class IceScene:
     goal_nets_rink_m: Polygon | None = None
     goal_posts_rink_m: np.ndarray | None = None
     goal_post_radius_m: float = 0.0
+    goal_height_m: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -438,5 +442,6 @@ def build_ice_scene(
         goal_nets_rink_m=geom.goal_nets_rink_m,
         goal_posts_rink_m=geom.goal_posts_rink_m,
         goal_post_radius_m=geom.goal_post_radius_m,
+        goal_height_m=geom.goal_height_m,
     )
 

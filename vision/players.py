@@ -77,7 +77,6 @@ POST_MAX_WIDTH_M = 0.3
 # (``_goal_posts_mask``): drawn this much thicker than the tubes (the mask's closing and the blur
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
-POST_HEIGHT_M = 1.22  # 218 a: the goal's opening is 1.22 m high
 POST_MIN_BODY_FRAC = 0.25
 
 
@@ -230,7 +229,7 @@ class PlayerDetector:
                 top, bot = int(rows[0]), int(rows[-1])
                 cols = np.nonzero(sub.any(axis=0))[0]
                 a = int(sub.sum())
-                # The goal frame is known (218 a, b): a player merged with a post or the crossbar is
+                # The goal frame is known (218 b): a player merged with a post or the crossbar is
                 # read from his own pixels (the frame would pull his contact to it), and the frame
                 # alone is no one.
                 body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
@@ -463,9 +462,9 @@ class PlayerDetector:
 
 
 def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | None:
-    """(h, w) uint8 work-resolution mask of the goal frames' posts and crossbars (218 a, b:
-    upright tubes ``POST_HEIGHT_M`` tall, the bar joining their tops; drawn ``POST_MASK_MARGIN_M``
-    thicker) that stand between the camera and the players: those of a goal whose line the camera
+    """(h, w) uint8 work-resolution mask of the goal frames' posts and crossbars (218 b:
+    upright tubes ``IceScene.goal_height_m`` tall, the bar joining their tops; drawn
+    ``POST_MASK_MARGIN_M`` thicker) that stand between the camera and the players: those of a goal whose line the camera
     stands behind (a goal camera). None without a camera pose or with no such goal in view.
 
     From a camera behind the goal line the frame is nearer than anyone playing in front of the
@@ -476,6 +475,7 @@ def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | No
     if posts is None or not cam.has_pose:
         return None
     r = scene.goal_post_radius_m + POST_MASK_MARGIN_M
+    top = scene.goal_height_m
     ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
     x_cam = float(cam.position_xyz_m[0])
@@ -484,8 +484,8 @@ def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | No
         if np.sign(a[0]) * x_cam <= abs(a[0]):
             continue  # the camera is not behind this goal line
         for cx, cy in (a, b):  # each post: its ring at the ice and at the top
-            pieces.append(np.array([[cx + dx, cy + dy, z] for dx, dy in ring for z in (0.0, POST_HEIGHT_M)]))
-        pieces.append(np.array([[p[0] + dx, p[1] + dy, POST_HEIGHT_M + dz] for p in (a, b) for dx, dy in ring
+            pieces.append(np.array([[cx + dx, cy + dy, z] for dx, dy in ring for z in (0.0, top)]))
+        pieces.append(np.array([[p[0] + dx, p[1] + dy, top + dz] for p in (a, b) for dx, dy in ring
                                 for dz in (-r, r)]))  # the crossbar between their tops
     h, w = shape
     mask = None

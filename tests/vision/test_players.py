@@ -264,9 +264,10 @@ def test_the_goal_frame_is_not_a_player_nor_part_of_the_goalkeeper_beside_it(kit
     blades = drawer.player(img, goalkeeper, np.pi, AWAY)
     posts = kit.rink.goal_post_centres_xy(+1)
     r = s.goal_post_diameter_m / 2
+    top = s.goal_height_m
     for post in posts:  # nearer the camera than the goalkeeper: drawn over him
-        drawer._cylinder(img, post, r, 0.0, 1.22, HOME)
-    drawer._poly(img, [[p[0] + dx, p[1], 1.22 + dz] for p in posts for dx in (-r, r) for dz in (-r, r)], HOME)
+        drawer._cylinder(img, post, r, 0.0, top, HOME)
+    drawer._poly(img, [[p[0] + dx, p[1], top + dz] for p in posts for dx in (-r, r) for dz in (-r, r)], HOME)
     pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
     scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
     det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(scene)
