@@ -192,8 +192,9 @@ def detect_icings(ctx: RuleContext, goals: list[dict[str, Any]], score_at) -> li
             ev = _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names)
             if ev is not None:
                 out.append(ev)
-        for c, i_next in _unseen_crossings(ctx, s):
-            ev = _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=i_next)
+        for c, i_next, how in _unseen_crossings(ctx, end, s):
+            ev = _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=i_next,
+                           seen_again_how=how)
             if ev is not None:
                 out.append(ev)
     return out
@@ -205,9 +206,17 @@ UNSEEN_MIN_SPEED_MPS = 3.0
 #: The puck must have been measured within this many frames before it was lost (and once more
 #: within 5 frames before that).
 UNSEEN_COAST_FRAMES = 10
+#: A puck seen again short of the line, coming back: its straight paths in and out (fitted to
+#: at most ``REBOUND_FIT_FRAMES`` measured frames each side of the gap) must meet, at one
+#: instant of the gap, within ``REBOUND_MEET_M`` of each other ...
+REBOUND_FIT_FRAMES = 8
+REBOUND_MEET_M = 0.6
+#: ... beyond the goal line and within this distance of the boards, m (a bounce off the end
+#: boards; a pass a player stopped and played back meets its return where he stood).
+REBOUND_BOARDS_M = 1.0
 
 
-def _unseen_crossings(ctx: RuleContext, s: np.ndarray) -> list[tuple[Crossing, int]]:
+def _unseen_crossings(ctx: RuleContext, end: int, s: np.ndarray) -> list[tuple[Crossing, int, str]]:
     """Goal-line crossings hidden in a gap of the puck track (905 b out of view).
 
     A broadcast camera lags a long shot: the puck leaves the picture short of the goal line
@@ -217,18 +226,21 @@ def _unseen_crossings(ctx: RuleContext, s: np.ndarray) -> list[tuple[Crossing, i
     step a puck can make): it crossed in the gap. The instant is its arrival at the speed it
     left with, or the gap's middle when it left slower than ``UNSEEN_MIN_SPEED_MPS``.
 
-    A puck that only *may* have reached the line (it left towards it and came back short of
-    it) gives nothing: on the tuning and held-out renders that added four phantom icings
-    (passes into the zone that a player stopped out of view) for two real ones.
+    A puck seen again short of the line crossed it too when it came back off the end boards
+    (``_rebounded_off_end_boards``): its paths in and out meet at the boards beyond the goal
+    line at one instant of the gap. A puck that only *may* have reached the line (it left
+    towards it and came back short of it, the paths meeting elsewhere or never) gives
+    nothing: on the tuning and held-out renders that added four phantom icings (passes into
+    the zone that a player stopped out of view) for two real ones.
 
     Returns:
         (crossing at the last frame before the gap with the estimated ``t_s``, index of the
-        first frame after it).
+        first frame after it, how it is known to have crossed).
     """
     obs = ctx.obs
     n = obs.n_frames
     fin = np.isfinite(s)
-    out: list[tuple[Crossing, int]] = []
+    out: list[tuple[Crossing, int, str]] = []
     a = 1
     while a < n:
         if fin[a] or not fin[a - 1] or s[a - 1] >= 0:
@@ -240,16 +252,71 @@ def _unseen_crossings(ctx: RuleContext, s: np.ndarray) -> list[tuple[Crossing, i
         lo = max(0, a - UNSEEN_COAST_FRAMES - 5)
         meas = np.flatnonzero(obs.puck_measured[lo:a]) + lo
         last = a - 1
-        if (len(meas) >= 2 and last - meas[-1] <= UNSEEN_COAST_FRAMES and b + 1 < n
-                and s[b] >= 0 and s[b + 1] >= 0 and obs.puck_measured[b] and obs.puck_measured[b + 1]
-                and same_puck_possible(obs, last, b)):
+        seen_beyond = (b + 1 < n and s[b] >= 0 and s[b + 1] >= 0 and obs.puck_measured[b]
+                       and obs.puck_measured[b + 1] and same_puck_possible(obs, last, b))
+        if (len(meas) >= 2 and last - meas[-1] <= UNSEEN_COAST_FRAMES
+                and (seen_beyond or _rebounded_off_end_boards(ctx, end, meas, b))):
             i1, i0 = int(meas[-1]), int(meas[0])
             v = float((s[i1] - s[i0]) / max(obs.t_s[i1] - obs.t_s[i0], 1e-9))  # towards the line, m/s
             t_gap = (float(obs.t_s[last]), float(obs.t_s[b]))
             t = t_gap[0] - float(s[last]) / v if v >= UNSEEN_MIN_SPEED_MPS else 0.5 * sum(t_gap)
-            out.append((Crossing(last, 0.0, float(np.clip(t, *t_gap))), b))
+            how = "seen beyond it afterwards" if seen_beyond else "came back off the end boards"
+            out.append((Crossing(last, 0.0, float(np.clip(t, *t_gap))), b, how))
         a = b + 1
     return out
+
+
+def _straight_path(obs, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares straight path through the puck on frames ``idx`` (at least 2).
+
+    Returns:
+        ((2,) position at the mean time of ``idx``, m; (2,) velocity, m/s).
+    """
+    t = obs.t_s[idx] - obs.t_s[idx].mean()
+    xy = obs.puck_xy_rink_m[idx]
+    v = (t[:, None] * (xy - xy.mean(axis=0))).sum(axis=0) / max(float((t * t).sum()), 1e-12)
+    return xy.mean(axis=0), v
+
+
+def _rebounded_off_end_boards(ctx: RuleContext, end: int, meas_before: np.ndarray, b: int) -> bool:
+    """Whether the puck lost after frames ``meas_before`` and seen again from frame ``b`` came
+    back off the end boards at ``end`` (so it crossed the goal line in the gap).
+
+    Its straight path in (the last ``REBOUND_FIT_FRAMES`` measured frames before the gap) and
+    its path out (the first ones after it, moving away from the end, no jump between them)
+    are followed into the gap; at their closest instant they must be within
+    ``REBOUND_MEET_M`` of each other, beyond the goal line and within ``REBOUND_BOARDS_M`` of
+    the boards. Both paths are independent measurements, so a meeting in space and time at
+    the boards is the bounce, not chance; a pass stopped by a player and played back meets
+    its return where he stood, a puck lying still never comes back.
+    """
+    obs = ctx.obs
+    after = np.flatnonzero(obs.puck_measured[b:b + 2 * REBOUND_FIT_FRAMES]) + b
+    after = after[:REBOUND_FIT_FRAMES]
+    before = np.asarray(meas_before)[-REBOUND_FIT_FRAMES:]
+    if len(after) < 2 or len(before) < 2 or after[0] != b:
+        return False
+    if any(not same_puck_possible(obs, int(i), int(j)) for i, j in zip(after[:-1], after[1:])):
+        return False
+    p_in, v_in = _straight_path(obs, before)
+    p_out, v_out = _straight_path(obs, after)
+    if end * v_in[0] <= 0 or end * v_out[0] >= 0:
+        return False  # not going towards the end and coming back from it
+    t_in, t_out = float(obs.t_s[before].mean()), float(obs.t_s[after].mean())
+    # Gap between the paths at time t: d0 + dv * t (linear), closest within the gap.
+    d0 = (p_in - v_in * t_in) - (p_out - v_out * t_out)
+    dv = v_in - v_out
+    t_lo, t_hi = float(obs.t_s[before[-1]]), float(obs.t_s[b])
+    t = float(np.clip(-(d0 @ dv) / max(float(dv @ dv), 1e-12), t_lo, t_hi))
+    if float(np.linalg.norm(d0 + dv * t)) > REBOUND_MEET_M:
+        return False
+    meet = 0.5 * (p_in + v_in * (t - t_in) + p_out + v_out * (t - t_out))
+    if end * meet[0] - ctx.puck_radius_m < end * ctx.goal_outer_x(end):
+        return False  # met short of the goal line
+    boards = ctx.cache.get("boards_ring")
+    if boards is None:
+        boards = ctx.cache["boards_ring"] = shapely.LinearRing(ctx.rink.boards_outline_xy())
+    return bool(boards.distance(shapely.Point(meet)) <= REBOUND_BOARDS_M)
 
 
 @dataclass
@@ -432,11 +499,13 @@ def _release_contact(ctx: RuleContext, sh: str, i_end: int, rel: Release | None)
                     False, fo, open_before=rel.open_before, team_known=teams == {sh}, evidence=ev)
 
 
-def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=None):
+def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=None,
+              seen_again_how: str = "seen beyond it afterwards"):
     """The icing event of goal-line crossing ``c`` (None: no icing situation).
 
     ``i_seen_again``: for a crossing out of view (``_unseen_crossings``), the frame index the
-    puck was seen again beyond the line. Such a call is never ``icing`` (a touch, a deflection
+    puck was seen again (beyond the line, or coming back off the end boards:
+    ``seen_again_how``). Such a call is never ``icing`` (a touch, a deflection
     or a defender's play in the gap is unknown), but ``waved_off`` when an exception holds on
     what was seen.
     """
@@ -479,7 +548,7 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=
     if i_seen_again is not None:
         ev["frame_interval"] = [int(obs.frame[c.i]), int(obs.frame[i_seen_again])]
         ev["puck_xy_at_goal_line_rink_m"] = None
-        ev["out_of_view"] = "crossed the goal line out of view: seen beyond it afterwards"
+        ev["out_of_view"] = f"crossed the goal line out of view: {seen_again_how}"
     elif not measured_near(obs, c.i):
         ev["reason"] = "puck not measured (or its track jumps) at the goal line"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)

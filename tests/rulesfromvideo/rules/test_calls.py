@@ -180,6 +180,45 @@ def test_905_puck_seen_again_short_of_the_line_gives_no_icing():
     assert of_type(out_of_view_clip(back_x=24.0).run(), "icing") == []
 
 
+def rebound_clip(played_back_at_x=None):
+    """The icing shot of ``icing_clip`` out of the picture from 1.2 s (x = 9 m) to 2.6 s. It
+    bounces off the end boards (29.5 m) at 2.225 s and comes back at 10 m/s, seen again at
+    25.75 m, short of the goal line (26.0 m); or (``played_back_at_x``) a player stops it there
+    and plays it back at 10 m/s 0.15 s later."""
+    c = goalie(icing_clip())
+    base = c.puck
+    x_stop = 29.5 if played_back_at_x is None else played_back_at_x
+    t_stop = 0.5 + (x_stop + 5.0) / 20.0
+    t_back = t_stop if played_back_at_x is None else t_stop + 0.15
+
+    def puck(t):
+        if 1.2 < t < 2.6:
+            return None
+        if t <= t_stop:
+            return base(t)
+        return (x_stop - 10.0 * max(0.0, t - t_back), 5.0)
+    c.puck = puck
+    return c
+
+
+def test_905_b_crossing_out_of_view_seen_coming_back_off_the_end_boards():
+    """905 b: the puck left the picture at 9 m and came back into it short of the goal line,
+    moving away from the end. Its path in and its path out meet at the end boards at one
+    instant: it bounced there, so it crossed the line unseen. As for any unseen crossing a
+    touch in the gap is unknown, so the call stays open, with the instant of its arrival."""
+    e = icing_event(rebound_clip())
+    assert e["verdict"] == "inconclusive" and "out_of_view" in e["evidence"]["undecided"]
+    assert "end boards" in e["evidence"]["out_of_view"]
+    assert e["t"] == pytest.approx(0.5 + (26.025 + R + 5.0) / 20.0, abs=1e-3)
+    assert e["margin_m"] == pytest.approx(0.15 + R + 5.0, abs=1e-3)
+
+
+def test_905_puck_played_back_out_of_view_short_of_the_line_gives_no_icing():
+    """Out of the picture, stopped by a player at 23 m and played back: its paths in and out
+    meet where he stood, short of the goal line, not at the boards; no crossing is made up."""
+    assert of_type(rebound_clip(played_back_at_x=23.0).run(), "icing") == []
+
+
 def test_905_d6_goalkeeper_moves_to_the_puck():
     """905 d6: the goalkeeper is outside his crease during icing and moves in the direction of the puck."""
     c = goalie(icing_clip(), blades=lambda t: [[23.0 + 0.5 * t, 2.0 + 1.0 * t + 0.12],
