@@ -11,9 +11,10 @@ the carrier's stick throughout:
 * **after**: the first measured pucks after the gap give a straight path. A puck
   moving at speed was passed or shot, and the tracker found it a few frames later:
   traced back along that path over ``RELEASE_BACK_S``, the release is by the one
-  player whose seat comes within ``RELEASE_REACH_M`` of it (at the latest frame it
-  does; two such players: unknown). A slow puck is still at the stick of the one
-  player within ``CARRY_REACH_M``.
+  player whose seat comes within ``RELEASE_REACH_M`` of it (two such players:
+  unknown), at the latest instant the path is ``STICK_REACH_M`` from his seat
+  (between frames; else where it comes closest). A slow puck is still at the stick of
+  the one player within ``CARRY_REACH_M``.
 
 When both ends name the same player, the gap's frames up to the release get
 ``seat + offset``, the offset (puck minus seat, rink m) interpolated linearly in time
@@ -50,6 +51,7 @@ import numpy as np
 CARRY_REACH_M = 1.5  # seat (blade midpoint) to the puck on the stick: arm and stick
 CARRIER_MARGIN_M = 0.5  # the carrier is nearer to the puck than anyone else by this much
 RELEASE_REACH_M = 1.2  # the back-traced path passes this near the releasing player's seat (stick ~1 m)
+STICK_REACH_M = 1.1  # seat to stick blade while carrying: the release is where the path is this far
 ANCHOR_FRAMES = 4  # a measured puck at most this many frames from the gap anchors it
 AFTER_FIT_FRAMES = 3  # measured frames after the gap that give the puck's velocity
 RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is at most this long
@@ -204,10 +206,46 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np
                 found[pid] = (path - seat, j)
     if len(found) != 1:
         return None
-    (pid, (offset, j)), = found.items()
+    (pid, (_, j)), = found.items()
     if _team(allr[j], pid) is None:
         return None  # as ``_carrier``: a player of unknown team is never named the carrier
+    offset, j = _release_offset(allr, pid, p0, v, t0, lo, first)
     return pid, offset, j, True
+
+
+def _release_offset(allr: list[dict], pid, p0: np.ndarray, v: np.ndarray, t0: float, lo: int,
+                    first: int) -> tuple[np.ndarray, int]:
+    """(offset = puck - seat at the release (2,), index of the last frame before it) of player
+    ``pid``, from the puck's path ``p0 + v (t - t0)`` traced back from index ``first`` to ``lo``.
+
+    The release is the latest instant the path is ``STICK_REACH_M`` from his seat (the offset
+    along the path interpolated between frames), else the path's closest approach to it. Not a
+    frame's own offset: the puck leaves the stick between frames, and a threshold on whole
+    frames moved the release by a frame (a fast shot's 0.5 m) for a seat a few cm off.
+    """
+    ks = [k for k in range(min(first, len(allr) - 1), lo - 1, -1) if _seat(allr[k], pid) is not None]
+    offs = [p0 + v * (float(allr[k]["t"]) - t0) - _seat(allr[k], pid) for k in ks]  # latest first
+    d = [float(np.linalg.norm(o)) for o in offs]
+    reach = STICK_REACH_M + 1e-9  # a path exactly at the reach on a frame is released there
+    for n in range(1, len(ks)):
+        if d[n] <= reach < d[n - 1]:
+            # |o + w (o_n - o)| = STICK_REACH_M between the two frames (relative motion straight).
+            o, seg = offs[n - 1], offs[n] - offs[n - 1]
+            qa, qb, qc = float(seg @ seg), 2.0 * float(o @ seg), float(o @ o) - STICK_REACH_M ** 2
+            w = (-qb - np.sqrt(max(qb * qb - 4.0 * qa * qc, 0.0))) / (2.0 * qa) if qa > 1e-12 else 1.0
+            return o + float(np.clip(w, 0.0, 1.0)) * seg, ks[n]
+    if d and d[0] <= reach:
+        return offs[0], ks[0]  # within reach on the first measured frame itself
+    n = int(np.argmin(d))
+    best, best_d, k_rel = offs[n], d[n], ks[n]
+    for m in (n - 1, n + 1):  # the closest point on the segments either side
+        if 0 <= m < len(ks):
+            seg = offs[m] - offs[n]
+            w = float(np.clip(-(offs[n] @ seg) / max(float(seg @ seg), 1e-12), 0.0, 1.0))
+            q = offs[n] + w * seg
+            if float(np.linalg.norm(q)) < best_d:
+                best, best_d, k_rel = q, float(np.linalg.norm(q)), min(ks[n], ks[m]) if w > 0 else ks[n]
+    return best, k_rel
 
 
 class CarriedPuckFiller:

@@ -62,15 +62,19 @@ def hide(recs, frames):
 def test_carried_from_the_clip_start_is_placed_at_the_passers_stick():
     """The clip opens with the puck on player 1's stick, unseen; it is found 3 frames after his
     pass. Traced back along the pass, the path leaves his reach at the release (frame 20):
-    frames 0-20 get his seat + the offset there, exactly the truth here (a rigid stick)."""
+    frames 0-20 get his seat + the offset there. His stick is 1.0 m from his seat (a rigid
+    stick); the release is taken where the path is STICK_REACH_M (1.1 m) from it, 0.12 m on
+    along the pass (0.922 - 0.8 m in x: sqrt(1.1^2 - 0.6^2)), so every filled frame is that far
+    ahead of the truth in x and exact in y."""
     recs, truth = play(40, release=20, offset=(0.8, -0.6))
     seen = hide(recs, range(23))
     n = fill_carried(seen, FPS, clip_start=True)
     assert n == 21
+    dx = np.sqrt(1.1 ** 2 - 0.6 ** 2) - 0.8
     for f in range(21):
         pk = seen[f]["puck"]
         assert pk["measured"] is False
-        assert [pk["x"], pk["y"]] == pytest.approx(truth[f].tolist(), abs=1e-3)
+        assert [pk["x"], pk["y"]] == pytest.approx([truth[f, 0] + dx, truth[f, 1]], abs=1e-3)
     assert seen[21]["puck"] is None and seen[22]["puck"] is None  # the pass before it was found
     assert seen[23:] == recs[23:]
 
@@ -78,13 +82,43 @@ def test_carried_from_the_clip_start_is_placed_at_the_passers_stick():
 def test_a_carry_between_a_reception_and_a_pass_interpolates_the_stick_offset():
     """Seen on player 1's stick (frames 0-9), lost while he carries it (10-32), found after his
     pass at frame 30: the offset goes linearly from the one at the last sighting to the one at
-    the release (0.8, 0.6) -> (0.6, -0.9), as the truth here."""
+    the release, (0.8, 0.6) -> (0.6, -0.9) in the truth. The stick is 1.08 m from his seat at
+    the pass, and the release is placed where the traced-back path is STICK_REACH_M (1.1 m)
+    from it: 0.032 m on along the pass (sqrt(1.1^2 - 0.9^2) - 0.6), a twelfth of a frame late,
+    so the fill is off by that much at the release (frame 30) and proportionally less before."""
+    from vision.possession import STICK_REACH_M
+
     recs, truth = play(45, release=30, offset=(0.6, -0.9), offset_before=(0.8, 0.6))
     seen = hide(recs, range(10, 33))
     fill_carried(seen, FPS)
+    o_at_release = np.array([seen[30]["puck"]["x"], seen[30]["puck"]["y"]]) - seat1(30)  # the last filled frame
+    assert np.linalg.norm(o_at_release) == pytest.approx(STICK_REACH_M, abs=1e-3)
+    dx = np.sqrt(1.1 ** 2 - 0.9 ** 2) - 0.6
     for f in range(10, 31):
-        assert [seen[f]["puck"]["x"], seen[f]["puck"]["y"]] == pytest.approx(truth[f].tolist(), abs=1e-3)
+        w = (f - 9) / 21
+        assert [seen[f]["puck"]["x"], seen[f]["puck"]["y"]] == pytest.approx([truth[f, 0] + w * dx, truth[f, 1]],
+                                                                              abs=1e-3)
     assert seen[31]["puck"] is None and seen[32]["puck"] is None
+
+
+def test_a_seat_a_few_centimetres_off_moves_the_carried_puck_by_as_much():
+    """The release is an instant between frames (where the traced-back pass is STICK_REACH_M
+    from the seat), not the last frame within a reach: reported 4.5 cm further back, player
+    1's seat moves the filled puck by about that much, not by a frame of the pass relative to
+    him (0.4 m), as a whole-frame threshold did for a stick near it (here 1.2 m out)."""
+    recs, _ = play(40, release=20, offset=(1.0, -0.66))
+    fills = []
+    for dx in (0.0, -0.045):
+        seen = hide(recs, range(23))
+        for r in seen:
+            for pl in r["players"]:
+                if pl["id"] == 1:
+                    pl["blades"] = [[x + dx, y] for x, y in pl["blades"]]
+        fill_carried(seen, FPS, clip_start=True)
+        fills.append(np.array([[r["puck"]["x"], r["puck"]["y"]] if r["puck"] else [np.nan, np.nan]
+                               for r in seen[:21]]))
+    assert np.isfinite(fills[0][:20]).all() and np.isfinite(fills[1][:20]).all()
+    assert np.abs(fills[1][:20] - fills[0][:20]).max() < 0.08
 
 
 def test_an_unseen_pass_to_another_player_is_not_filled():
