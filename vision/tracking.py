@@ -99,6 +99,15 @@ SEAT_HALF_WIDTH_M = 0.19
 # midpoint error along the true heading of moving sledges): median 0.23 m (overhead, seeds 401-438)
 # and 0.26 m (goal camera, 42 views). Applied only where the track's heading is known.
 BLADES_BEHIND_BODY_CENTRE_M = 0.23
+# From the side the contact is taken under the body's tallest columns: the torso and helmet,
+# which a seated player carries ahead of the seat (he leans forward over the frame to push
+# with his sticks; the blades are under the seat, IPC 305). Across the view that lean shows as
+# an offset of the contact along the sledge; along the view it only raises the silhouette. So
+# the blades are moved back by this much times the part of the heading across the view.
+# Measured on the tuning renders' broadcast and blue-line views (eval tracks, true
+# homographies): the blade midpoint of moving sledges heading across the view lay a median
+# 4.3 cm (broadcast) and 4.5 cm (blue line) ahead along the heading.
+TORSO_AHEAD_OF_SEAT_M = 0.045
 # A track born this close to the boards that has not moved STILL_AT_BOARDS_M is an advert or a
 # door on them (seen from above it lies at the ice's edge, dark as a jersey), not a player, who
 # sits with his body's centre at least a seat's half width from them and never keeps that still
@@ -422,7 +431,9 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
         under_body: the contact is the ground point under the body (a camera looking down
             steeply, ``vision.players.steep_view``): the blades are
             ``BLADES_BEHIND_BODY_CENTRE_M`` behind it along a sledge's heading (where it is
-            known), under a standing player's body.
+            known), under a standing player's body. Otherwise (from the side) a sledge's blades
+            are ``TORSO_AHEAD_OF_SEAT_M`` behind the contact times the part of its heading
+            across the view (the forward lean of the body whose columns give the contact).
         body: the player's body (``vision.players.PlayerBody``): where the blades (feet) sit
             from the contact and how far apart; a standing player has no legs along the ice.
 
@@ -438,6 +449,9 @@ def blades_from_contact(contact_xy_rink_m: np.ndarray, away_dir: np.ndarray,
     else:
         legs = legs_seen and body.legs_forward
         seat = seat + d * (body.centre_beyond_contact_m + (legs_reach_towards_camera_m(d, heading) if legs else 0.0))
+        if heading is not None and body.legs_forward:
+            h = np.asarray(heading, dtype=np.float64)
+            seat = seat - TORSO_AHEAD_OF_SEAT_M * (h - float(h @ d) * d)  # the lean seen across the view
     if heading is None:
         left = np.array([-d[1], d[0]])
     else:

@@ -797,6 +797,31 @@ def test_goalkeeper_shuffling_across_his_crease_keeps_his_blades_across_the_view
     assert e < 0.25, (est, truth)
 
 
+def test_blades_seen_from_the_side_are_behind_the_leaning_body_across_the_view():
+    """From the side the contact is under the body's tallest columns, the torso and helmet a
+    seated player leans forward over his frame (IPC 305: the blades under the seat). Across the
+    view that lean moves the contact ahead along the sledge, so its blades are taken
+    TORSO_AHEAD_OF_SEAT_M back times the part of the heading across the view; a sledge heading
+    along the view (the lean only raises the silhouette), one of unknown heading and a standing
+    player keep the seat beyond the contact along the view."""
+    from vision.players import BLADE_HALF_GAP_M, SEATED, STANDING
+    from vision.tracking import TORSO_AHEAD_OF_SEAT_M, blades_from_contact
+
+    c, away = np.array([4.0, -2.0]), np.array([0.0, 1.0])
+    beyond = c + SEATED.centre_beyond_contact_m * away
+    across = blades_from_contact(c, away, np.array([1.0, 0.0]))
+    np.testing.assert_allclose(across.mean(axis=0), beyond - [TORSO_AHEAD_OF_SEAT_M, 0.0], atol=1e-12)
+    np.testing.assert_allclose(abs(across[0, 1] - across[1, 1]), 2 * BLADE_HALF_GAP_M, atol=1e-12)
+    h = np.array([0.6, 0.8])  # 0.6 of it across the view
+    np.testing.assert_allclose(blades_from_contact(c, away, h).mean(axis=0),
+                               beyond - [0.6 * TORSO_AHEAD_OF_SEAT_M, 0.0], atol=1e-12)
+    np.testing.assert_allclose(blades_from_contact(c, away, np.array([0.0, -1.0])).mean(axis=0), beyond, atol=1e-12)
+    np.testing.assert_allclose(blades_from_contact(c, away, None).mean(axis=0), beyond, atol=1e-12)
+    feet = c + STANDING.centre_beyond_contact_m * away
+    np.testing.assert_allclose(blades_from_contact(c, away, np.array([1.0, 0.0]), body=STANDING).mean(axis=0),
+                               feet, atol=1e-12)
+
+
 def test_blades_seen_from_above_are_behind_the_body_along_the_heading():
     """Seen from above the contact is the ground under the body's mass, which lies ahead of the
     blades (IPC 300 b, 305, 306 a: blades under the seat at the frame's rear; 303: the legs along
