@@ -65,13 +65,64 @@ def load_tracks(path: str | Path) -> list[dict]:
     return read_jsonl(p)
 
 
-def truth_calibration(truth: dict) -> list[np.ndarray | None]:
-    """Per-frame ``rink_from_image`` from truth (inverse of ``H_image_from_rink``)."""
-    out: list[np.ndarray | None] = []
+def truth_calibration(truth: dict) -> list[Any]:
+    """Per-frame calibration from truth: ``rink_from_image`` (the inverse of ``H_image_from_rink``),
+    or None where the truth has none.
+
+    ``H_image_from_rink`` is the ice plane of the undistorted pinhole camera. Where the frame's
+    ``camera`` distorts (OpenCV ``K``, ``dist``), the raw pixels a tracker sees are not on it: the
+    frame gets a ``calibration.registration.CalibrationResult`` as registration makes them, with
+    the true lens, ``rink_from_undistorted`` and the best 3×3 on raw pixels (``_raw_homography``),
+    so that the vision stage maps its detections as it does end to end. (Without the lens an
+    overhead render's puck was placed up to half a metre off near the picture's edges.)
+    """
+    out: list[Any] = []
+    rink = truth.get("rink") or {}
     for fr in truth["frames"]:
         H = fr.get("H_image_from_rink")
-        out.append(None if H is None else np.linalg.inv(np.asarray(H, dtype=np.float64)))
+        if H is None:
+            out.append(None)
+            continue
+        rink_from_undistorted = np.linalg.inv(np.asarray(H, dtype=np.float64))
+        rink_from_undistorted /= rink_from_undistorted[2, 2]
+        cam = fr.get("camera") or {}
+        dist = np.asarray(cam.get("dist") or [], dtype=np.float64).ravel()
+        if cam.get("K") is None or not dist.size or not np.any(dist != 0):
+            out.append(rink_from_undistorted)
+            continue
+        from calibration.registration import CalibrationResult
+
+        K = np.asarray(cam["K"], dtype=np.float64).reshape(3, 3)
+        R, t = cam.get("R"), cam.get("t")
+        cam_from_rink = None if R is None or t is None else (np.asarray(R, np.float64).reshape(3, 3),
+                                                             np.asarray(t, np.float64).reshape(3))
+        H_raw = _raw_homography(rink_from_undistorted, K, dist, int(truth["width"]), int(truth["height"]),
+                                float(rink.get("length_m", 60.0)), float(rink.get("width_m", 30.0)), cam_from_rink)
+        out.append(CalibrationResult(H_raw, 1.0, "truth", 0, [], {"K": K, "dist": dist}, rink_from_undistorted))
     return out
+
+
+def _raw_homography(rink_from_undistorted: np.ndarray, K: np.ndarray, dist: np.ndarray, width: int, height: int,
+                    length_m: float, width_m: float, cam_from_rink: tuple | None = None) -> np.ndarray:
+    """(3, 3) least-squares raw px → rink m over a grid of the picture's pixels that see the ice
+    (as ``calibration.registration`` fits its raw-pixel homography); the pinhole's where too few do.
+    ``cam_from_rink`` (R (3, 3), t (3,)) keeps only ice points in front of the camera."""
+    import cv2
+
+    gu, gv = np.meshgrid(np.linspace(0, width - 1, 32), np.linspace(0, height - 1, 18))
+    raw = np.c_[gu.ravel(), gv.ravel()]
+    und = cv2.undistortPoints(raw.reshape(-1, 1, 2), K, dist, P=K).reshape(-1, 2)
+    q = np.c_[und, np.ones(len(und))] @ rink_from_undistorted.T
+    ok = np.abs(q[:, 2]) > 1e-12
+    xy = q[:, :2] / np.where(ok, q[:, 2], 1.0)[:, None]
+    ok &= (np.abs(xy[:, 0]) <= length_m / 2) & (np.abs(xy[:, 1]) <= width_m / 2)
+    if cam_from_rink is not None:  # a ray above the horizon meets the plane behind the camera
+        R, t = cam_from_rink
+        ok &= (np.c_[xy, np.zeros(len(xy))] @ R.T + t)[:, 2] > 0
+    if ok.sum() < 8:
+        return rink_from_undistorted
+    H_raw, _ = cv2.findHomography(raw[ok], xy[ok], 0)
+    return rink_from_undistorted if H_raw is None else H_raw / H_raw[2, 2]
 
 
 # ---------------------------------------------------------------------- metrics
