@@ -104,9 +104,10 @@ BLADES_BEHIND_BODY_CENTRE_M = 0.23
 # with his sticks; the blades are under the seat, IPC 305). Across the view that lean shows as
 # an offset of the contact along the sledge; along the view it only raises the silhouette. So
 # the blades are moved back by this much times the part of the heading across the view.
-# Measured on the tuning renders' broadcast and blue-line views (eval tracks, true
-# homographies): the blade midpoint of moving sledges heading across the view lay a median
-# 4.3 cm (broadcast) and 4.5 cm (blue line) ahead along the heading.
+# Measured on the tuning renders' side views (eval tracks, true homographies and lens): the blade
+# midpoint of moving sledges heading across the view lay a median 2.9 cm (mean 4.7 cm) ahead along
+# the heading on broadcast views, but -3.6 cm (mean 0.0) on blue-line views (not understood).
+# Pooled blade errors are lowest at this value (0.03 m and 0 m were tried; docs/vision.md).
 TORSO_AHEAD_OF_SEAT_M = 0.045
 # A track born this close to the boards that has not moved STILL_AT_BOARDS_M is an advert or a
 # door on them (seen from above it lies at the ice's edge, dark as a jersey), not a player, who
