@@ -145,7 +145,7 @@ def analyze(
     # What the tracker learns later about earlier frames (a new track's first frames, a flight's
     # first rays) reaches the records while they are held; then a puck lost while carried is
     # placed at its carrier's stick (measured: false), held at most a few seconds.
-    held = HeldRecords(fps)
+    held = HeldRecords(fps, stick_reach_m=tracker.body.stick_reach_m)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     bar = _progress_bar(n_frames if n_frames > 0 else None, enabled=progress)

@@ -433,7 +433,7 @@ def track_video(
     calib = _load_calibration(calibration_jsonl_or_results)
     fps = _video_fps(video_path)
     tracker = FrameTracker(rink, game, fps)
-    held = HeldRecords(fps)  # as in ``analyze``: later knowledge of earlier frames, carried pucks
+    held = HeldRecords(fps, stick_reach_m=tracker.body.stick_reach_m)  # as in ``analyze``: later knowledge of earlier frames, carried pucks
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     spent = 0.0

@@ -105,6 +105,8 @@ class PlayerBody:
         contact_half_gap_m: half the distance between the two blades (feet).
         legs_forward: the legs lie along the ice in front of the blades (a sledge's frame), so a
             player heading at the camera has his contact at the feet, not the seat.
+        stick_reach_m: the stick blade's distance from the blades' (feet's) centre while he
+            carries the puck: where a carried puck leaves his stick (``vision.possession``).
     """
 
     kind: str
@@ -117,18 +119,21 @@ class PlayerBody:
     centre_beyond_contact_m: float
     contact_half_gap_m: float
     legs_forward: bool
+    stick_reach_m: float = 1.1
 
 
-# A seated sledge-hockey player (IPC 300-306): the measured constants above.
+# A seated sledge-hockey player (IPC 300-306): the measured constants above; he carries the puck
+# beside his sledge at an arm and a stick of at most 1 m (IPC 309) from his seat, ~1.1 m.
 SEATED = PlayerBody("sledge", PLAYER_HEIGHT_M, TORSO_BAND_M, TORSO_HALF_WIDTH_M, 0.35, SLEDGE_LENGTH_M,
-                    BODY_CENTRE_HEIGHT_M, SEAT_BEYOND_CONTACT_M, BLADE_HALF_GAP_M, True)
+                    BODY_CENTRE_HEIGHT_M, SEAT_BEYOND_CONTACT_M, BLADE_HALF_GAP_M, True, 1.1)
 # A standing adult in shoes (the sponge leagues): helmet top ~1.8 m, jersey from the waist
 # (~1.0 m) to the shoulders (~1.45 m), feet ~0.3 m apart. The silhouette's centroid seen from
 # above at the seated body's share of the height (0.45 of 1.15 m: its shadow and stick pull it
 # down), and the feet's centre 0.2 m beyond the blob's bottom (half a shoe beyond its near edge,
 # plus what the mask's opening eats: 0.19-0.26 m measured on six sponge tuning renders, seeds
-# 451-456, broadcast and blue-line views; docs/vision.md "Standing players").
-STANDING = PlayerBody("standing", 1.80, (1.0, 1.45), 0.22, 0.10, 0.6, 0.7, 0.20, 0.15, False)
+# 451-456, broadcast and blue-line views; docs/vision.md "Standing players"). He carries the puck
+# about a metre in front of his feet, nearer than a seated player's stick reaches.
+STANDING = PlayerBody("standing", 1.80, (1.0, 1.45), 0.22, 0.10, 0.6, 0.7, 0.20, 0.15, False, 1.0)
 PLAYER_BODIES = {"sledge": SEATED, "standing": STANDING}
 
 

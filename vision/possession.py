@@ -12,7 +12,8 @@ the carrier's stick throughout:
   moving at speed was passed or shot, and the tracker found it a few frames later:
   traced back along that path over ``RELEASE_BACK_S``, the release is by the one
   player whose seat comes within ``RELEASE_REACH_M`` of it (two such players:
-  unknown), at the latest instant the path is ``STICK_REACH_M`` from his seat
+  unknown), at the latest instant the path is his stick's reach (``STICK_REACH_M`` for a seated
+  player, ``vision.players.PlayerBody.stick_reach_m``) from his seat
   (between frames; else where it comes closest). A slow puck is still at the stick of
   the one player within ``CARRY_REACH_M``.
 
@@ -51,7 +52,7 @@ import numpy as np
 CARRY_REACH_M = 1.5  # seat (blade midpoint) to the puck on the stick: arm and stick
 CARRIER_MARGIN_M = 0.5  # the carrier is nearer to the puck than anyone else by this much
 RELEASE_REACH_M = 1.2  # the back-traced path passes this near the releasing player's seat (stick ~1 m)
-STICK_REACH_M = 1.1  # seat to stick blade while carrying: the release is where the path is this far
+STICK_REACH_M = 1.1  # seat to stick blade while carrying (a seated player's, PlayerBody.stick_reach_m)
 ANCHOR_FRAMES = 4  # a measured puck at most this many frames from the gap anchors it
 AFTER_FIT_FRAMES = 3  # measured frames after the gap that give the puck's velocity
 RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is at most this long
@@ -103,7 +104,8 @@ def _measured_xy(rec: dict) -> np.ndarray | None:
     return np.array([float(pk["x"]), float(pk["y"])])
 
 
-def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), clip_start: bool = False) -> int:
+def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), clip_start: bool = False,
+                 stick_reach_m: float = STICK_REACH_M) -> int:
     """Fill the carried-puck gaps of ``records`` in place (see the module doc).
 
     Args:
@@ -112,6 +114,8 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
         context: the records just before ``records`` (read only), for a gap's before-end.
         clip_start: ``records[0]`` is the first frame of the clip: a gap there has no before-end
             to disagree with.
+        stick_reach_m: the players' stick blade from their blades' centre while carrying, m
+            (``vision.players.PlayerBody.stick_reach_m``): where a release is placed.
 
     Returns:
         The number of records filled.
@@ -131,7 +135,7 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
             i += 1
         b = i  # the gap is allr[a:b]
         before = _before_end(allr, a)
-        after = _after_end(allr, b, a, fps)
+        after = _after_end(allr, b, a, fps, stick_reach_m)
         at_start = clip_start and a == off and not any(
             r.get("puck") is not None for r in allr[max(0, a - ANCHOR_FRAMES):a])
         if before is None and (after is None or not at_start or not after[3]):
@@ -171,7 +175,8 @@ def _before_end(allr: list[dict], a: int) -> tuple[object, np.ndarray, int] | No
     return None if got is None else (got[0], got[1], recent[0])
 
 
-def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np.ndarray, int, bool] | None:
+def _after_end(allr: list[dict], b: int, a: int, fps: float,
+               stick_reach_m: float = STICK_REACH_M) -> tuple[object, np.ndarray, int, bool] | None:
     """(carrier id, offset, index of the release, released at speed) from the puck after index ``b``.
 
     The measured pucks in the ``AFTER_FIT_FRAMES + 1`` frames from the first one within
@@ -209,16 +214,16 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float) -> tuple[object, np
     (pid, (_, j)), = found.items()
     if _team(allr[j], pid) is None:
         return None  # as ``_carrier``: a player of unknown team is never named the carrier
-    offset, j = _release_offset(allr, pid, p0, v, t0, lo, first)
+    offset, j = _release_offset(allr, pid, p0, v, t0, lo, first, stick_reach_m)
     return pid, offset, j, True
 
 
 def _release_offset(allr: list[dict], pid, p0: np.ndarray, v: np.ndarray, t0: float, lo: int,
-                    first: int) -> tuple[np.ndarray, int]:
+                    first: int, stick_reach_m: float = STICK_REACH_M) -> tuple[np.ndarray, int]:
     """(offset = puck - seat at the release (2,), index of the last frame before it) of player
     ``pid``, from the puck's path ``p0 + v (t - t0)`` traced back from index ``first`` to ``lo``.
 
-    The release is the latest instant the path is ``STICK_REACH_M`` from his seat (the offset
+    The release is the latest instant the path is ``stick_reach_m`` from his seat (the offset
     along the path interpolated between frames), else the path's closest approach to it. Not a
     frame's own offset: the puck leaves the stick between frames, and a threshold on whole
     frames moved the release by a frame (a fast shot's 0.5 m) for a seat a few cm off.
@@ -226,12 +231,12 @@ def _release_offset(allr: list[dict], pid, p0: np.ndarray, v: np.ndarray, t0: fl
     ks = [k for k in range(min(first, len(allr) - 1), lo - 1, -1) if _seat(allr[k], pid) is not None]
     offs = [p0 + v * (float(allr[k]["t"]) - t0) - _seat(allr[k], pid) for k in ks]  # latest first
     d = [float(np.linalg.norm(o)) for o in offs]
-    reach = STICK_REACH_M + 1e-9  # a path exactly at the reach on a frame is released there
+    reach = stick_reach_m + 1e-9  # a path exactly at the reach on a frame is released there
     for n in range(1, len(ks)):
         if d[n] <= reach < d[n - 1]:
-            # |o + w (o_n - o)| = STICK_REACH_M between the two frames (relative motion straight).
+            # |o + w (o_n - o)| = stick_reach_m between the two frames (relative motion straight).
             o, seg = offs[n - 1], offs[n] - offs[n - 1]
-            qa, qb, qc = float(seg @ seg), 2.0 * float(o @ seg), float(o @ o) - STICK_REACH_M ** 2
+            qa, qb, qc = float(seg @ seg), 2.0 * float(o @ seg), float(o @ o) - stick_reach_m ** 2
             w = (-qb - np.sqrt(max(qb * qb - 4.0 * qa * qc, 0.0))) / (2.0 * qa) if qa > 1e-12 else 1.0
             return o + float(np.clip(w, 0.0, 1.0)) * seg, ks[n]
     if d and d[0] <= reach:
@@ -259,10 +264,12 @@ class CarriedPuckFiller:
     Args:
         fps: frame rate.
         max_delay_frames: the longest a record is held; a gap open for longer stays unknown.
+        stick_reach_m: ``fill_carried``'s (the players' body's).
     """
 
-    def __init__(self, fps: float, max_delay_frames: int = 300) -> None:
+    def __init__(self, fps: float, max_delay_frames: int = 300, stick_reach_m: float = STICK_REACH_M) -> None:
         self.fps = float(fps)
+        self.stick_reach_m = float(stick_reach_m)
         self.max_delay = max(ANCHOR_FRAMES + AFTER_FIT_FRAMES + 1, int(max_delay_frames))
         self._held: deque[dict] = deque()
         self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 1)
@@ -288,7 +295,8 @@ class CarriedPuckFiller:
 
     def _release(self, keep: int) -> list[dict]:
         held = list(self._held)
-        self.filled += fill_carried(held, self.fps, self._context, clip_start=not self._started)
+        self.filled += fill_carried(held, self.fps, self._context, clip_start=not self._started,
+                                    stick_reach_m=self.stick_reach_m)
         out = held[: len(held) - keep]
         self._held = deque(held[len(out):])
         self._context.extend(out)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
-from vision.possession import CarriedPuckFiller
+from vision.possession import STICK_REACH_M, CarriedPuckFiller
 from vision.tracking import FLIGHT_MAX_MEASUREMENTS
 
 
@@ -87,15 +87,16 @@ class HeldRecords:
 
     Args:
         fps: frame rate (the filler's).
+        stick_reach_m: the players' stick reach while carrying (``PlayerBody.stick_reach_m``), m.
 
     Attributes:
         reviser: the ``RecordReviser`` (``FLIGHT_MAX_MEASUREMENTS`` records held).
         carried: the ``CarriedPuckFiller``.
     """
 
-    def __init__(self, fps: float) -> None:
+    def __init__(self, fps: float, stick_reach_m: float = STICK_REACH_M) -> None:
         self.reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)
-        self.carried = CarriedPuckFiller(fps)
+        self.carried = CarriedPuckFiller(fps, stick_reach_m=stick_reach_m)
 
     def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = ()) -> list[dict]:
         """Take the next record with what the tracker learnt on its frame about earlier ones

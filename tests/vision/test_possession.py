@@ -79,6 +79,19 @@ def test_carried_from_the_clip_start_is_placed_at_the_passers_stick():
     assert seen[23:] == recs[23:]
 
 
+def test_a_standing_players_shorter_reach_places_his_release_where_his_stick_is():
+    """A standing (sponge) player carries the puck nearer his feet than a seated one his stick
+    (``PlayerBody.stick_reach_m``: 1.0 against 1.1 m). With his body's reach the same pass as
+    above (the stick 1.0 m out) is placed exactly at the truth."""
+    from vision.players import STANDING
+
+    recs, truth = play(40, release=20, offset=(0.8, -0.6))
+    seen = hide(recs, range(23))
+    assert fill_carried(seen, FPS, clip_start=True, stick_reach_m=STANDING.stick_reach_m) == 21
+    for f in range(21):
+        assert [seen[f]["puck"]["x"], seen[f]["puck"]["y"]] == pytest.approx(truth[f].tolist(), abs=1e-3)
+
+
 def test_a_carry_between_a_reception_and_a_pass_interpolates_the_stick_offset():
     """Seen on player 1's stick (frames 0-9), lost while he carries it (10-32), found after his
     pass at frame 30: the offset goes linearly from the one at the last sighting to the one at
