@@ -119,7 +119,7 @@ class PlayerBody:
     centre_beyond_contact_m: float
     contact_half_gap_m: float
     legs_forward: bool
-    stick_reach_m: float = 1.1
+    stick_reach_m: float
 
 
 # A seated sledge-hockey player (IPC 300-306): the measured constants above; he carries the puck

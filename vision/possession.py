@@ -49,10 +49,12 @@ from typing import Iterable
 
 import numpy as np
 
+from vision.players import SEATED
+
 CARRY_REACH_M = 1.5  # seat (blade midpoint) to the puck on the stick: arm and stick
 CARRIER_MARGIN_M = 0.5  # the carrier is nearer to the puck than anyone else by this much
 RELEASE_REACH_M = 1.2  # the back-traced path passes this near the releasing player's seat (stick ~1 m)
-STICK_REACH_M = 1.1  # seat to stick blade while carrying (a seated player's, PlayerBody.stick_reach_m)
+STICK_REACH_M = SEATED.stick_reach_m  # seat to stick blade while carrying, by default a seated player's
 ANCHOR_FRAMES = 4  # a measured puck at most this many frames from the gap anchors it
 AFTER_FIT_FRAMES = 3  # measured frames after the gap that give the puck's velocity
 RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is at most this long
