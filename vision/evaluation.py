@@ -433,7 +433,8 @@ def track_video(
     calib = _load_calibration(calibration_jsonl_or_results)
     fps = _video_fps(video_path)
     tracker = FrameTracker(rink, game, fps)
-    held = HeldRecords(fps, stick_reach_m=tracker.body.stick_reach_m)  # as in ``analyze``: later knowledge of earlier frames, carried pucks
+    # As in ``analyze``: later knowledge of earlier frames, carried pucks at the players' stick reach.
+    held = HeldRecords(fps, stick_reach_m=tracker.body.stick_reach_m)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     spent = 0.0
@@ -572,7 +573,8 @@ def add_eval_tracks_parser(eval_subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--pred", type=Path, help="folder with tracks.jsonl (per clip: PRED/CLIP/tracks.jsonl); "
                                              "omitted: run the vision stage here and time it")
     p.add_argument("--calib", choices=("truth", "registration"), default="truth",
-                   help="calibration used when running the vision stage (default: the truth homography)")
+                   help="calibration used when running the vision stage "
+                        "(default: the truth camera, its homography and lens)")
     p.add_argument("--out", type=Path, help="where to write tracks when running the vision stage")
     p.add_argument("--max-frames", type=int, help="score only the first N frames")
     p.add_argument("--json", type=Path, help="also write the metrics as JSON")
