@@ -82,6 +82,11 @@ def make_event(obs: Observations, typ: str, t: float, team: str, verdict: str,
         # Open for want of data (its ``reason``), not for a narrow margin: the margin's
         # Φ(|margin| / sigma) would read as certainty about a call that was not made.
         c = 0.0
+    if (verdict == "inconclusive" and not ev.get("reason") and margin is not None and np.isfinite(margin)
+            and np.isfinite(sigma) and abs(float(margin)) < K_SIGMA * float(sigma)):
+        # Open for a narrow margin: say so, or a reviewer sees a high confidence and no call.
+        ev["reason"] = (f"margin {100 * float(margin):+.1f} cm is within {K_SIGMA:g} sigma "
+                        f"({100 * K_SIGMA * float(sigma):.1f} cm) of the decision: the footage cannot decide")
     if margin is None and verdict != "inconclusive" and typ in CONTRACT_TYPES:
         margin = 0.0  # the contract needs a margin with a decisive verdict
     return {"type": typ, "t": round(float(t), 6), "frame": max(0, frame), "team": team,

@@ -176,6 +176,8 @@ def test_blade_model_error_keeps_a_narrow_offside_open():
     e = of_type(pass_entry(blades).run(blade_sigma_m=0.25), "zone_entry")[0]
     assert e["verdict"] == "inconclusive" and e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
     assert e["evidence"]["sigma_m"] >= 0.25
+    # The reviewer is told why there is no call: the margin lies within 3 sigma of the line.
+    assert e["evidence"]["reason"].startswith(f"margin {100 * (9.0 - FAR):+.1f} cm is within 3 sigma")
 
 
 def test_blade_error_across_the_line_decides_what_an_isotropic_error_cannot():
