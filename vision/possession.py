@@ -205,15 +205,15 @@ def _after_end(allr: list[dict], b: int, a: int, fps: float,
         got = _carrier(allr[first], p0, CARRY_REACH_M)
         return None if got is None else (got[0], got[1], first, False)
     lo = max(a, first - int(round(RELEASE_BACK_S * fps)))
-    found: dict[object, tuple[np.ndarray, int]] = {}
+    found: dict[object, int] = {}  # player id -> the latest frame his seat is within reach of the path
     for j in range(first - 1, lo - 1, -1):
         path = p0 + v * (float(allr[j]["t"]) - t0)
         for pid, seat in _seats(allr[j]):
             if pid not in found and np.linalg.norm(path - seat) <= RELEASE_REACH_M:
-                found[pid] = (path - seat, j)
+                found[pid] = j
     if len(found) != 1:
         return None
-    (pid, (_, j)), = found.items()
+    (pid, j), = found.items()
     if _team(allr[j], pid) is None:
         return None  # as ``_carrier``: a player of unknown team is never named the carrier
     offset, j = _release_offset(allr, pid, p0, v, t0, lo, first, stick_reach_m)
