@@ -1151,6 +1151,11 @@ class FrameTracker:
         self._gk_every = max(1, int(round(goalkeeper_every_s * self.fps)))
         self._gk_last = -(10**9)
         self._gk_blind_runs = 0  # consecutive checks that found no goalkeeper anywhere
+        self._learned_run: tuple[int, Any] | None = None  # (frame, the model's output on it)
+        # The same model tells a still track in a team's colour from a logo in the ice
+        # (``_check_paint``); only for sledges, the one body it was trained on.
+        self._paint_last = -(10**9)
+        self.paint = PaintMap()
         # The learned puck verifier (``vision.puck_verifier``) vetoes candidates (``_verify``):
         # "default" = the shipped model (None when it is missing), None = classical scores only.
         self.puck_verifier = _default_puck_verifier() if puck_verifier == "default" else puck_verifier
@@ -1208,6 +1213,7 @@ class FrameTracker:
             )
             dets.tracker_id = np.asarray(ids, dtype=np.int64)
             self._check_goalkeepers(frame_bgr, frame_index, dets)
+            self._check_paint(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
         prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
@@ -1337,6 +1343,8 @@ class FrameTracker:
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
         for tr in self.players.reported():
+            if tr.max_disp_m < self.players.min_move_m and self.paint.is_paint(tr.kf.xy):
+                continue  # a logo in the ice (``_check_paint``)
             contact = tr.kf.xy
             if cam is not None:
                 away = cam.away_direction_rink(contact[None])[0]
@@ -1413,15 +1421,8 @@ class FrameTracker:
         if settled and frame_index - self._gk_last < GK_SETTLED_SLOWDOWN * self._gk_every:
             return
         self._gk_last = frame_index
-        if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
-            self.goalkeeper_detector = _default_goalkeeper_detector()
-            if self.goalkeeper_detector is None:
-                return
-        try:
-            found = self.goalkeeper_detector(frame_bgr)
-        except Exception as exc:  # a failing model must not cost the frame: positional rule only
-            warnings.warn(f"goalkeeper model failed ({exc!r}); goalkeepers by position only from now on")
-            self.goalkeeper_detector = None
+        found = self._learned(frame_bgr, frame_index)
+        if found is None:
             return
         names = list(getattr(self.goalkeeper_detector, "class_names", ()))
         gk_id = names.index("goalkeeper") if "goalkeeper" in names else 2
@@ -1437,17 +1438,135 @@ class FrameTracker:
             tr = tracks.get(int(dets.tracker_id[j]))
             if tr is None:
                 continue
-            u, v = dets.data["contact_xy_px"][j]
-            # The contact point (seat's ground edge) lies in the lower part of the box.
-            if any(b[0] - 8 <= u <= b[2] + 8 and b[1] <= v <= b[3] + 12 for b in boxes):
+            if _contact_in_box(dets.data["contact_xy_px"][j], boxes):
                 tr.gk_looks += 1
             else:
                 tr.gk_misses += 1
+
+    def _learned(self, frame_bgr: np.ndarray, frame_index: int) -> Any:
+        """The learned detector's ``Detections`` on this frame, run at most once a frame (the
+        goalkeeper and paint checks share it); None when there is no model or it failed."""
+        if self._learned_run is not None and self._learned_run[0] == frame_index:
+            return self._learned_run[1]
+        if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
+            self.goalkeeper_detector = _default_goalkeeper_detector()
+        if self.goalkeeper_detector is None:
+            return None
+        try:
+            found = self.goalkeeper_detector(frame_bgr)
+        except Exception as exc:  # a failing model must not cost the frame: positional rule only
+            warnings.warn(f"learned player model failed ({exc!r}); goalkeepers by position only and "
+                          "no logo checks from now on")
+            self.goalkeeper_detector = None
+            return None
+        self._learned_run = (frame_index, found)
+        return found
+
+    def _check_paint(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
+        """Ask the learned detector whether still tracks are sledges or paint (``PaintMap``).
+
+        A logo in the ice in a team's colour takes the team vote and never moves, as a player
+        waiting for a face-off does; only the shape tells them apart, and the classical
+        detector does not know it. Still tracks (never moved ``min_move_m``) in a team's colour
+        (those without are not reported anyway, ``PlayerTracker.reported``) away from the goals
+        are checked at most every ``_gk_every`` frames while their spot is undecided; a check
+        counts only where the model found at least ``PAINT_MIN_REFERENCE`` of the moving players
+        there (this view is one it sees sledges in). Sledges only: the model has not seen a
+        standing player.
+        """
+        if self.goalkeeper_detector is None or not len(dets) or self.body.kind != "sledge":
+            return
+        tracks = {tr.id: tr for tr in self.players.tracks}
+        xy = dets.data["contact_rink_m"]
+        suspects, moving = [], []
+        for j in range(len(dets)):
+            tr = tracks.get(int(dets.tracker_id[j]))
+            if tr is None or not tr.confirmed:
+                continue
+            if tr.max_disp_m >= self.players.min_move_m:
+                moving.append(j)
+            elif tr.votes.team is not None and tr.role != "goalkeeper" and self.paint.undecided(xy[j]) and not any(
+                    self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1)):
+                suspects.append(j)
+        if not suspects or len(moving) < 2:
+            return
+        shared = self._learned_run is not None and self._learned_run[0] == frame_index
+        if not shared and frame_index - self._paint_last < self._gk_every:
+            return
+        self._paint_last = frame_index
+        found = self._learned(frame_bgr, frame_index)
+        if found is None or not len(found):
+            return
+        names = list(getattr(self.goalkeeper_detector, "class_names", ()))
+        ids = [names.index(n) for n in ("sledge", "goalkeeper") if n in names] or [1, 2]
+        boxes = found.xyxy[np.isin(found.class_id, ids)]
+        uv = dets.data["contact_xy_px"]
+        if sum(_contact_in_box(uv[j], boxes) for j in moving) < PAINT_MIN_REFERENCE * len(moving):
+            return  # it misses the players it should see here: no say about the still ones
+        for j in suspects:
+            self.paint.vote(xy[j], _contact_in_box(uv[j], boxes))
+
+
+def _contact_in_box(contact_xy_px: np.ndarray, boxes_xyxy_px: np.ndarray) -> bool:
+    """Whether a player's ground contact (2,) px lies in one of the learned detector's (N, 4)
+    boxes: the contact (the seat's ground edge) lies in the lower part of the box, and a few
+    pixels of slack cover the box's and the contact's errors."""
+    u, v = contact_xy_px
+    return any(b[0] - 8 <= u <= b[2] + 8 and b[1] <= v <= b[3] + 12 for b in boxes_xyxy_px)
 
 
 # Goalkeeper checks on a track that make its verdict, and how much rarer checks are after that.
 GK_SETTLED_CHECKS = 6
 GK_SETTLED_SLOWDOWN = 4
+
+
+class PaintMap:
+    """What the learned detector saw at still tracks, per square of the ice (``PAINT_CELL_M``).
+
+    Paint in the ice stays where it is, so the checks of every still track born on it add up,
+    however often its track breaks and restarts; players move on and leave their looks behind.
+    A spot (a square and its eight neighbours) is paint once ``PAINT_CHECKS`` checks there found
+    no sledge and none found one; decided once that holds or one check found a sledge.
+    """
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int], list[int]] = {}  # (ix, iy) -> [looks, misses]
+
+    @staticmethod
+    def _cell(xy_rink_m: np.ndarray) -> tuple[int, int]:
+        return int(np.floor(xy_rink_m[0] / PAINT_CELL_M)), int(np.floor(xy_rink_m[1] / PAINT_CELL_M))
+
+    def vote(self, xy_rink_m: np.ndarray, sledge_seen: bool) -> None:
+        c = self._cells.setdefault(self._cell(xy_rink_m), [0, 0])
+        c[0 if sledge_seen else 1] += 1
+
+    def _spot(self, xy_rink_m: np.ndarray) -> tuple[int, int]:
+        ix, iy = self._cell(xy_rink_m)
+        looks = misses = 0
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                c = self._cells.get((ix + dx, iy + dy))
+                if c is not None:
+                    looks, misses = looks + c[0], misses + c[1]
+        return looks, misses
+
+    def is_paint(self, xy_rink_m: np.ndarray) -> bool:
+        looks, misses = self._spot(xy_rink_m)
+        return looks == 0 and misses >= PAINT_CHECKS
+
+    def undecided(self, xy_rink_m: np.ndarray) -> bool:
+        looks, misses = self._spot(xy_rink_m)
+        return looks == 0 and misses < PAINT_CHECKS
+
+
+# Paint checks (``FrameTracker._check_paint``, ``PaintMap``). On the tuning renders (seeds
+# 401-467, a check every 10 frames) logo tracks were never seen as sledges (0 of 3-11 checks),
+# but a real player on the far side was missed 4 times running before 4 looks (goal_broadcast
+# 404), and from above or behind a goal whole face-offs were missed: hence 8 checks, and checks
+# only where the model sees most moving players.
+PAINT_CELL_M = 1.0
+PAINT_CHECKS = 8
+PAINT_MIN_REFERENCE = 0.75
 
 
 def _looks_like_goalkeeper(tr: PlayerTrack) -> bool:

@@ -840,3 +840,94 @@ def test_blades_seen_from_above_are_behind_the_body_along_the_heading():
     np.testing.assert_allclose(blades_from_contact(c, away, None, under_body=True).mean(axis=0), c, atol=1e-12)
     np.testing.assert_allclose(blades_from_contact(c, away, h, under_body=True, body=STANDING).mean(axis=0), c,
                                atol=1e-12)
+
+
+class _FakeSledgeModel:
+    """Stands in for the learned pose model: a sledge box around each rink spot in ``spots``
+    (set by the test before each frame)."""
+
+    class_names = ("puck", "sledge", "goalkeeper")
+
+    def __init__(self, cam):
+        self.cam, self.spots, self.calls = cam, [], 0
+
+    def __call__(self, image_bgr):
+        from vision.detections import Detections
+
+        self.calls += 1
+        boxes = []
+        for x, y in self.spots:
+            uv = self.cam.project(np.array([[x - 0.7, y - 0.7, 0.0], [x + 0.7, y + 0.7, 0.0], [x, y, 1.2]]))
+            boxes.append([uv[:, 0].min(), uv[:, 1].min(), uv[:, 0].max(), uv[:, 1].max()])
+        if not boxes:
+            return Detections(np.zeros((0, 4)), np.zeros(0), np.zeros(0, int))
+        return Detections(np.array(boxes), np.full(len(boxes), 0.9), np.ones(len(boxes), int))
+
+
+@pytest.mark.parametrize("case", ["paint", "seen", "blind", "standing"])
+def test_a_still_track_the_model_never_sees_as_a_sledge_is_paint(kit, case):
+    """A still blob in the home colour at centre ice beside two moving players, for 5 s.
+
+    - "paint": the model boxes the moving players but never the still one, as a logo in the ice
+      in a team's colour: reported until PAINT_CHECKS checks have missed it, then no more;
+    - "seen": the model boxes him too: a player waiting for a face-off, reported throughout;
+    - "blind": the model boxes no one (a view it cannot see sledges in): no say, reported;
+    - "standing": sponge players (the model has only seen sledges): never checked, reported.
+    """
+    from vision.players import STANDING
+    from vision.tracking import PAINT_CHECKS
+
+    drawer = kit.drawer
+    model = _FakeSledgeModel(kit.cam)
+    body = STANDING if case == "standing" else None
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model, puck_verifier=None, body=body)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    still = (3.0, 2.0)
+
+    def movers(f):
+        return (-4.0 + 0.1 * f, -3.0), (10.0 - 0.08 * f, 4.0)
+
+    seen_at = {}
+    n = 150
+    for f in range(n):
+        a, b = movers(f)
+        model.spots = {"paint": [a, b], "seen": [a, b, still], "blind": [], "standing": [a, b]}[case]
+        img, _ = drawer.frame({1: (still, 0.0, HOME), 2: (a, 0.0, HOME), 3: (b, np.pi, AWAY)},
+                              standing=case == "standing")
+        obs = tracker.update(img, f, f / FPS, H)
+        for p in obs.players:
+            if np.linalg.norm(np.mean(p["blades"], axis=0) - still) < 0.6:
+                seen_at[f] = p["team"]
+    assert seen_at.get(20) == "home"  # reported from his first second in every case
+    moving_at_end = [p for p in obs.players if np.linalg.norm(np.mean(p["blades"], axis=0) - still) >= 0.6]
+    assert len(moving_at_end) == 2  # the moving players are never in question
+    if case == "paint":
+        assert (n - 1) not in seen_at
+        last = max(seen_at)
+        # Gone once PAINT_CHECKS checks (one per ``_gk_every`` frames) have missed him.
+        assert PAINT_CHECKS * tracker._gk_every <= last < (PAINT_CHECKS + 3) * tracker._gk_every
+        assert tracker.paint.is_paint(np.array(still))
+    else:
+        assert (n - 1) in seen_at
+        assert not tracker.paint.is_paint(np.array(still))
+    if case == "seen":
+        assert model.calls <= 3  # one look decides the spot: no more checks there
+    if case == "standing":
+        assert model.calls == 0
+
+
+def test_paint_map_adds_up_the_checks_of_a_spot():
+    """Checks add up over a square and its eight neighbours (a logo's track restarts nearby);
+    one look at a sledge there rules paint out for good; a spot two squares away is separate."""
+    from vision.tracking import PAINT_CELL_M, PAINT_CHECKS, PaintMap
+
+    pm = PaintMap()
+    spot = np.array([2.3, -1.4])
+    for k in range(PAINT_CHECKS - 1):
+        pm.vote(spot + (k % 2) * np.array([PAINT_CELL_M, 0.0]), False)  # alternating neighbours
+        assert not pm.is_paint(spot) and pm.undecided(spot)
+    pm.vote(spot, False)
+    assert pm.is_paint(spot) and not pm.undecided(spot)
+    assert not pm.is_paint(spot + np.array([3.0 * PAINT_CELL_M, 0.0]))  # beyond the neighbours
+    pm.vote(spot + np.array([0.0, PAINT_CELL_M]), True)  # a sledge seen there after all
+    assert not pm.is_paint(spot) and not pm.undecided(spot)
