@@ -239,6 +239,8 @@ class PlayerTrack:
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
     birth_boards_m: float = float("inf")  # distance from the birth position to the boards, m
     cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
+    model_looks: int = 0  # learned-detector checks that found a sledge on this track of no team
+    model_checks: int = 0  # ... of all checks of it (where the model sees the moving players)
 
 
 class PlayerTracker:
@@ -1153,7 +1155,7 @@ class FrameTracker:
         self._gk_blind_runs = 0  # consecutive checks that found no goalkeeper anywhere
         self._learned_run: tuple[int, Any] | None = None  # (frame, the model's output on it)
         # The same model tells a still track in a team's colour from a logo in the ice
-        # (``_check_paint``); only for sledges, the one body it was trained on.
+        # (``_check_shapes``); only for sledges, the one body it was trained on.
         self._paint_last = -(10**9)
         self.paint = PaintMap()
         # The learned puck verifier (``vision.puck_verifier``) vetoes candidates (``_verify``):
@@ -1213,7 +1215,7 @@ class FrameTracker:
             )
             dets.tracker_id = np.asarray(ids, dtype=np.int64)
             self._check_goalkeepers(frame_bgr, frame_index, dets)
-            self._check_paint(frame_bgr, frame_index, dets)
+            self._check_shapes(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
         prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
@@ -1344,7 +1346,9 @@ class FrameTracker:
         out = []
         for tr in self.players.reported():
             if tr.max_disp_m < self.players.min_move_m and self.paint.is_paint(tr.kf.xy):
-                continue  # a logo in the ice (``_check_paint``)
+                continue  # a logo in the ice (``_check_shapes``)
+            if tr.votes.team is None and tr.model_checks > 0 and tr.model_looks == 0:
+                continue  # of no team and not a sledge to the model (``_check_shapes``)
             contact = tr.kf.xy
             if cam is not None:
                 away = cam.away_direction_rink(contact[None])[0]
@@ -1462,33 +1466,39 @@ class FrameTracker:
         self._learned_run = (frame_index, found)
         return found
 
-    def _check_paint(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
-        """Ask the learned detector whether still tracks are sledges or paint (``PaintMap``).
+    def _check_shapes(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
+        """Ask the learned detector whether doubtful tracks are sledges: still tracks in a
+        team's colour (paint? ``PaintMap``) and tracks of no team (a shadow, a stick?).
 
         A logo in the ice in a team's colour takes the team vote and never moves, as a player
         waiting for a face-off does; only the shape tells them apart, and the classical
         detector does not know it. Still tracks (never moved ``min_move_m``) in a team's colour
-        (those without are not reported anyway, ``PlayerTracker.reported``) away from the goals
-        are checked at most every ``_gk_every`` frames while their spot is undecided; a check
-        counts only where the model found at least ``PAINT_MIN_REFERENCE`` of the moving players
-        there (this view is one it sees sledges in). Sledges only: the model has not seen a
-        standing player.
+        away from the goals are checked while their spot is undecided; a track of no team (it
+        is reported once it moved, ``PlayerTracker.reported``) until the model sees a sledge on
+        it, at most ``NO_TEAM_CHECKS`` times, and it is reported only if it does. Checks come
+        at most every ``_gk_every`` frames and count only where the model found at least
+        ``PAINT_MIN_REFERENCE`` of the moving players of a team there (this view is one it sees
+        sledges in). Sledges only: the model has not seen a standing player.
         """
         if self.goalkeeper_detector is None or not len(dets) or self.body.kind != "sledge":
             return
         tracks = {tr.id: tr for tr in self.players.tracks}
         xy = dets.data["contact_rink_m"]
-        suspects, moving = [], []
+        suspects, moving, unknown = [], [], []
         for j in range(len(dets)):
             tr = tracks.get(int(dets.tracker_id[j]))
             if tr is None or not tr.confirmed:
                 continue
-            if tr.max_disp_m >= self.players.min_move_m:
+            at_goal = tr.role == "goalkeeper" or any(
+                self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))
+            if tr.votes.team is None:
+                if not at_goal and tr.model_looks == 0 and tr.model_checks < NO_TEAM_CHECKS:
+                    unknown.append(j)
+            elif tr.max_disp_m >= self.players.min_move_m:
                 moving.append(j)
-            elif tr.votes.team is not None and tr.role != "goalkeeper" and self.paint.undecided(xy[j]) and not any(
-                    self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1)):
+            elif not at_goal and self.paint.undecided(xy[j]):
                 suspects.append(j)
-        if not suspects or len(moving) < 2:
+        if not (suspects or unknown) or len(moving) < 2:
             return
         shared = self._learned_run is not None and self._learned_run[0] == frame_index
         if not shared and frame_index - self._paint_last < self._gk_every:
@@ -1505,6 +1515,10 @@ class FrameTracker:
             return  # it misses the players it should see here: no say about the still ones
         for j in suspects:
             self.paint.vote(xy[j], _contact_in_box(uv[j], boxes))
+        for j in unknown:
+            tr = tracks[int(dets.tracker_id[j])]
+            tr.model_checks += 1
+            tr.model_looks += int(_contact_in_box(uv[j], boxes))
 
 
 def _contact_in_box(contact_xy_px: np.ndarray, boxes_xyxy_px: np.ndarray) -> bool:
@@ -1559,7 +1573,7 @@ class PaintMap:
         return looks == 0 and misses < PAINT_CHECKS
 
 
-# Paint checks (``FrameTracker._check_paint``, ``PaintMap``). On the tuning renders (seeds
+# Paint checks (``FrameTracker._check_shapes``, ``PaintMap``). On the tuning renders (seeds
 # 401-467, a check every 10 frames) logo tracks were never seen as sledges (0 of 3-11 checks),
 # but a real player on the far side was missed 4 times running before 4 looks (goal_broadcast
 # 404), and from above or behind a goal whole face-offs were missed: hence 8 checks, and checks
@@ -1567,6 +1581,11 @@ class PaintMap:
 PAINT_CELL_M = 1.0
 PAINT_CHECKS = 8
 PAINT_MIN_REFERENCE = 0.75
+# A track of no team is checked at most this many times until the model sees a sledge on it.
+# Tuning renders (analyze outputs, a check every 10 frames): of 13 tracks reported without a team,
+# the 11 false ones (shadows, sticks, a board's edge) were seen 0 of 0-10 times (two 1 of 1 and
+# 1 of 10, next to real players), the 2 real ones 2 of 2 and 0 of 1.
+NO_TEAM_CHECKS = 4
 
 
 def _looks_like_goalkeeper(tr: PlayerTrack) -> bool:

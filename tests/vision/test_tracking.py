@@ -931,3 +931,39 @@ def test_paint_map_adds_up_the_checks_of_a_spot():
     assert not pm.is_paint(spot + np.array([3.0 * PAINT_CELL_M, 0.0]))  # beyond the neighbours
     pm.vote(spot + np.array([0.0, PAINT_CELL_M]), True)  # a sledge seen there after all
     assert not pm.is_paint(spot) and not pm.undecided(spot)
+
+
+@pytest.mark.parametrize("case", ["unseen", "seen", "blind"])
+def test_a_moving_track_of_no_team_needs_the_model_to_see_a_sledge(kit, case):
+    """A moving blob in neither team's colour (grey-green) beside two moving players, for 3 s.
+
+    - "unseen": the model boxes the two players but never it (a shadow, a stick, a reflection
+      that moved): once checked, no longer reported;
+    - "seen": the model boxes it too: a player whose jersey colour the footage does not tell,
+      reported throughout, of no team;
+    - "blind": the model boxes no one here: no say, reported as before.
+    """
+    model = _FakeSledgeModel(kit.cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model, puck_verifier=None)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    grey_green = (70, 110, 80)
+
+    def spots(f):
+        return (-6.0 + 0.1 * f, -2.0), (-4.0 + 0.08 * f, 3.0), (10.0 - 0.08 * f, 4.0)
+
+    reported = {}
+    n = 90
+    for f in range(n):
+        u, a, b = spots(f)
+        model.spots = {"unseen": [a, b], "seen": [a, b, u], "blind": []}[case]
+        img, _ = kit.drawer.frame({1: (u, 0.0, grey_green), 2: (a, 0.0, HOME), 3: (b, np.pi, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+        reported[f] = [p for p in obs.players if np.linalg.norm(np.mean(p["blades"], axis=0) - u) < 0.8]
+    assert all(p["team"] is None for ps in reported.values() for p in ps)  # neither team's colour
+    late = [f for f in range(60, n) if reported[f]]
+    if case == "unseen":
+        assert late == []
+    else:
+        assert late == list(range(60, n))
+    others = [p for p in obs.players if p["team"] is not None]
+    assert sorted(p["team"] for p in others) == ["away", "home"]
