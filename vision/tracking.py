@@ -1154,9 +1154,10 @@ class FrameTracker:
         self._gk_last = -(10**9)
         self._gk_blind_runs = 0  # consecutive checks that found no goalkeeper anywhere
         self._learned_run: tuple[int, Any] | None = None  # (frame, the model's output on it)
-        # The same model tells a still track in a team's colour from a logo in the ice
-        # (``_check_shapes``); only for sledges, the one body it was trained on.
-        self._paint_last = -(10**9)
+        # The same model tells a still track in a team's colour from a logo in the ice, and a
+        # track of no team from a shadow (``_check_shapes``); only for sledges, the one body it
+        # was trained on.
+        self._shapes_last = -(10**9)
         self.paint = PaintMap()
         # The learned puck verifier (``vision.puck_verifier``) vetoes candidates (``_verify``):
         # "default" = the shipped model (None when it is missing), None = classical scores only.
@@ -1449,7 +1450,7 @@ class FrameTracker:
 
     def _learned(self, frame_bgr: np.ndarray, frame_index: int) -> Any:
         """The learned detector's ``Detections`` on this frame, run at most once a frame (the
-        goalkeeper and paint checks share it); None when there is no model or it failed."""
+        goalkeeper and shape checks share it); None when there is no model or it failed."""
         if self._learned_run is not None and self._learned_run[0] == frame_index:
             return self._learned_run[1]
         if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
@@ -1460,7 +1461,7 @@ class FrameTracker:
             found = self.goalkeeper_detector(frame_bgr)
         except Exception as exc:  # a failing model must not cost the frame: positional rule only
             warnings.warn(f"learned player model failed ({exc!r}); goalkeepers by position only and "
-                          "no logo checks from now on")
+                          "no shape checks from now on")
             self.goalkeeper_detector = None
             return None
         self._learned_run = (frame_index, found)
@@ -1501,9 +1502,9 @@ class FrameTracker:
         if not (suspects or unknown) or len(moving) < 2:
             return
         shared = self._learned_run is not None and self._learned_run[0] == frame_index
-        if not shared and frame_index - self._paint_last < self._gk_every:
+        if not shared and frame_index - self._shapes_last < self._gk_every:
             return
-        self._paint_last = frame_index
+        self._shapes_last = frame_index
         found = self._learned(frame_bgr, frame_index)
         if found is None or not len(found):
             return
@@ -1512,7 +1513,7 @@ class FrameTracker:
         boxes = found.xyxy[np.isin(found.class_id, ids)]
         uv = dets.data["contact_xy_px"]
         if sum(_contact_in_box(uv[j], boxes) for j in moving) < PAINT_MIN_REFERENCE * len(moving):
-            return  # it misses the players it should see here: no say about the still ones
+            return  # it misses the players it should see here: no say about the doubtful ones
         for j in suspects:
             self.paint.vote(xy[j], _contact_in_box(uv[j], boxes))
         for j in unknown:
@@ -1583,8 +1584,8 @@ PAINT_CHECKS = 8
 PAINT_MIN_REFERENCE = 0.75
 # A track of no team is checked at most this many times until the model sees a sledge on it.
 # Tuning renders (analyze outputs, a check every 10 frames): of 13 tracks reported without a team,
-# the 11 false ones (shadows, sticks, a board's edge) were seen 0 of 0-10 times (two 1 of 1 and
-# 1 of 10, next to real players), the 2 real ones 2 of 2 and 0 of 1.
+# the 11 false ones (shadows, sticks, a board's edge) were seen 0 of 0-10 times (but 1 of 1 and
+# 1 of 10 for two beside real players), the 2 real ones 2 of 2 and 0 of 1.
 NO_TEAM_CHECKS = 4
 
 
