@@ -381,13 +381,16 @@ class PlayerTracker:
         A track that has neither a jersey colour nor ever moved (``min_move_m``) is not
         reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player —
         unless it stood up out of the picture's top edge (``confirm_hits`` times): a player whose
-        jersey is above the picture, of unknown team. Nor is a track born at the boards
-        (``AT_BOARDS_M``) that has not moved ``STILL_AT_BOARDS_M``, whatever its colour: an
-        advert or a door on the boards, seen from above as a dark blob at the ice's edge.
+        jersey is above the picture, of unknown team. Nor is a track of no team that the learned
+        detector has checked and never seen as a sledge (``FrameTracker._check_shapes``: a
+        shadow, a stick). Nor is a track born at the boards (``AT_BOARDS_M``) that has not moved
+        ``STILL_AT_BOARDS_M``, whatever its colour: an advert or a door on the boards, seen from
+        above as a dark blob at the ice's edge.
         """
         return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast
-                and (tr.votes.team is not None or tr.max_disp_m >= self.min_move_m
-                     or tr.cut_top_hits >= self.confirm_hits)
+                and (tr.votes.team is not None
+                     or ((tr.max_disp_m >= self.min_move_m or tr.cut_top_hits >= self.confirm_hits)
+                         and (tr.model_checks == 0 or tr.model_looks > 0)))
                 and (tr.birth_boards_m >= AT_BOARDS_M or tr.max_disp_m >= STILL_AT_BOARDS_M)]
 
 
@@ -1348,8 +1351,6 @@ class FrameTracker:
         for tr in self.players.reported():
             if tr.max_disp_m < self.players.min_move_m and self.paint.is_paint(tr.kf.xy):
                 continue  # a logo in the ice (``_check_shapes``)
-            if tr.votes.team is None and tr.model_checks > 0 and tr.model_looks == 0:
-                continue  # of no team and not a sledge to the model (``_check_shapes``)
             contact = tr.kf.xy
             if cam is not None:
                 away = cam.away_direction_rink(contact[None])[0]
@@ -1474,9 +1475,9 @@ class FrameTracker:
         A logo in the ice in a team's colour takes the team vote and never moves, as a player
         waiting for a face-off does; only the shape tells them apart, and the classical
         detector does not know it. Still tracks (never moved ``min_move_m``) in a team's colour
-        away from the goals are checked while their spot is undecided; a track of no team (it
-        is reported once it moved, ``PlayerTracker.reported``) until the model sees a sledge on
-        it, at most ``NO_TEAM_CHECKS`` times, and it is reported only if it does. Checks come
+        away from the goals are checked while their spot is undecided; a track of no team until
+        the model sees a sledge on it, at most ``NO_TEAM_CHECKS`` times, and once checked it is
+        reported only if it did (``PlayerTracker.reported``). Checks come
         at most every ``_gk_every`` frames and count only where the model found at least
         ``PAINT_MIN_REFERENCE`` of the moving players of a team there (this view is one it sees
         sledges in). Sledges only: the model has not seen a standing player.
