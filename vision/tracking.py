@@ -1142,8 +1142,9 @@ class FrameTracker:
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)
-        # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera).
-        self._earlier: deque[tuple[np.ndarray, PlaneCamera]] = deque(maxlen=2)
+        # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera,
+        # the frame (H, W, 3) uint8).
+        self._earlier: deque[tuple[np.ndarray, PlaneCamera, np.ndarray]] = deque(maxlen=2)
         self._last_frame: int | None = None
         self._cam_key: bytes | None = None
         self._cam: PlaneCamera | None = None
@@ -1222,7 +1223,7 @@ class FrameTracker:
             self._check_shapes(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
-        prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
+        prev_v, prev_cam = self._earlier[0][:2] if self._earlier else (None, None)
         roi = self._puck_roi(cam, frame_bgr.shape)
         cands = self.puck_detector.detect(frame_bgr, scene, roi, prev_v, prev_cam, v_full)
         cands = self._to_rink(cands, cam, lens_map)
@@ -1251,7 +1252,7 @@ class FrameTracker:
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
-        self._earlier.appendleft((v_full, cam))
+        self._earlier.appendleft((v_full, cam, frame_bgr))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index))
 
