@@ -138,6 +138,9 @@ BLADE_ACROSS_SIGMA_M = 0.15
 # it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
 BLADE_LEGS_SIGMA_M = 0.30
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+# A puck track measured on its last frame and moving this fast follows a puck, not a static dark
+# mark: a moving chain elsewhere (a stick blade swung across the ice) does not take it over.
+TRACK_MOVING_MPS = 1.0
 # A kick (rebound) is looked for this many frames after the last measurement at most: a puck
 # hidden by a post, a pad or a player for a few frames as it changes direction.
 KICK_HIDDEN_MAX_FRAMES = 6
@@ -778,6 +781,7 @@ class PuckTracker:
         moved = np.asarray(cands.data.get("moved", np.zeros(len(cands))), dtype=bool) & ~oversize
         chain = self._moved_chain(frame_index, xy[moved])
         if (chain is not None and self.kf is not None and frame_index - self._last_moved_meas > 3
+                and not self._follows_moving_object()
                 and self.kf.mahalanobis2(chain[0], float(np.min(meas_sigma_m[moved]))) > GATE_CHI2):
             # The track holds on static marks while a puck moves consistently elsewhere: follow it.
             self._start(frame_index, *chain)
@@ -908,6 +912,11 @@ class PuckTracker:
             return True
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
+
+    def _follows_moving_object(self) -> bool:
+        """Whether the track was measured on its last frame and moves at ``TRACK_MOVING_MPS`` or
+        faster: it follows a sliding puck (one the compact detector sees), not a static mark."""
+        return self.misses == 0 and float(np.hypot(*self.kf.v)) >= TRACK_MOVING_MPS
 
     def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
         """(position (2,), velocity (2,), earlier candidates) of a moved candidate that continues
