@@ -756,8 +756,7 @@ def blob_band(blob: np.ndarray, bx: int, by: int, ext_px: float) -> tuple[np.nda
 
 def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
                        ext_px: float, max_len_px: float, floor: float, dark_ratio: float = 0.10,
-                       scene: IceScene | None = None, origin_px: tuple[int, int] = (0, 0),
-                       keep_blob: bool = False) -> tuple[bool, float]:
+                       scene: IceScene | None = None, origin_px: tuple[int, int] = (0, 0)) -> tuple[bool, float]:
     """The dark object a blob belongs to in this frame: does it fit a puck (streak)?
 
     A stick blade is a puck-sized black blob joined to its shaft, the shaft to the glove and
@@ -778,9 +777,6 @@ def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
             than the ice in V) stays alone, while a stick lying across a line is still joined
             through its other parts. Geometry, not colour: a jersey joins a shaft to its player.
         origin_px: full-resolution offset of ``v_full`` (when it is a crop), px.
-        keep_blob: with ``scene``, the blob's own pixels stay in the object even on the paint:
-            a blob lying on a line is still joined to what it touches off the line (a sledge's
-            moving edge to its sledge), while the line itself joins nothing.
 
     Returns:
         (fits, ink): whether the object is no longer than ``max_len_px`` and does not reach
@@ -799,10 +795,7 @@ def dark_object_around(v_full: np.ndarray, blob: np.ndarray, bx: int, by: int,
     mask = ratio > dark_ratio
     if scene is not None:
         ox, oy = origin_px
-        off_paint = ~scene.marking_mask_full(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
-        if keep_blob:
-            off_paint[by - y0 : by - y0 + h, bx - x0 : bx - x0 + w] |= blob
-        mask &= off_paint
+        mask &= ~scene.marking_mask_full(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
     _, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
     ids = np.unique(labels[by - y0 : by - y0 + h, bx - x0 : bx - x0 + w][blob])
     ids = ids[ids > 0]

@@ -105,10 +105,8 @@ class MotionPuckDetector:
             frame_bgr: (H, W, 3) uint8 this frame.
             v_full: (H, W) uint8 ``max(B, G, R)`` of this frame.
             scene: this frame's ice model (its ``cam`` maps the ice plane).
-            earlier: one or two ``(v_full (H, W) uint8, cam[, frame_bgr (H, W, 3) uint8])`` of
-                the previous frames, newest first; frames whose calibration was unknown are left
-                out by the caller. With their colour, a blob on a painted line is compared with
-                the paint it darkens.
+            earlier: one or two ``(v_full (H, W) uint8, cam)`` of the previous frames, newest
+                first; frames whose calibration was unknown are left out by the caller.
             fps: frame rate (bounds the streak length by ``max_speed_mps``).
 
         Returns:
@@ -131,11 +129,8 @@ class MotionPuckDetector:
         thr = int(np.ceil(cfg.dark_ratio_min * max(scene.ice_v_full, floor)))
         dark = changed = None
         k3 = np.ones((3, 3), np.uint8)
-        then_bgr = []  # (earlier frame (H, W, 3), its pixels -> this frame's full-res pixels)
-        for v_then, cam_then, *bgr in earlier[:2]:
+        for v_then, cam_then in earlier[:2]:
             M = shift @ cam.H_image_from_rink @ cam_then.H_rink_from_image
-            if bgr:
-                then_bgr.append((bgr[0], np.linalg.inv(shift) @ M))
             warped = cv2.warpPerspective(v_then, M, (w, h), flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
             d = cv2.subtract(cv2.erode(warped, k3), v_now)
@@ -213,21 +208,14 @@ class MotionPuckDetector:
                 continue
             # Colour: a blend of black rubber with what lies around it (ice, paint, a logo).
             around = frame_bgr[y + oy : y + oy + band_mask.shape[0], x + ox : x + ox + band_mask.shape[1]][band_mask]
-            px_now = frame_bgr[y + by : y + by + bh, x + bx : x + bx + bw][sub]
-            chroma = _chroma_diff(px_now, around.reshape(-1, 3).astype(np.float64).mean(axis=0))
-            if chroma > cfg.max_chroma_diff and then_bgr and _on_paint(scene, sub, x + bx, y + by):
-                # On a painted line the band mixes paint and ice: the puck darkens what lay
-                # under it, which the earlier frames show (one of them may still hold the puck).
-                chroma = min(_chroma_diff(px_now, _colour_then(bgr_then, M_then, sub, x + bx, y + by))
-                             for bgr_then, M_then in then_bgr)
+            chroma = _chroma_diff(frame_bgr[y + by : y + by + bh, x + bx : x + bx + bw][sub],
+                                  around.reshape(-1, 3).astype(np.float64).mean(axis=0))
             if chroma > cfg.max_chroma_diff:
                 continue
             # A stick blade moving with its player differences into a puck-sized sliver, but in
             # this frame it is joined to its shaft: the dark object around it is longer than any
-            # puck streak, or the sliver holds only a small share of its darkness. A painted
-            # line (darker than the ice in V) joins nothing: a puck crossing it stays alone.
-            fits, ink_now = dark_object_around(v_full, sub, bx + x, by + y, ext, len_max, floor,
-                                               scene=scene, keep_blob=True)
+            # puck streak, or the sliver holds only a small share of its darkness.
+            fits, ink_now = dark_object_around(v_full, sub, bx + x, by + y, ext, len_max, floor)
             if not fits or ink < 0.4 * ink_now:
                 continue
             ink_score = float(np.exp(-0.5 * (np.log(ink_ratio) / np.log(2.0)) ** 2))
@@ -254,26 +242,6 @@ def _clipped_band(blob: np.ndarray, bx: int, by: int, ext_px: float, shape: tupl
     x0, y0 = max(0, -ox), max(0, -oy)
     x1, y1 = max(x0, min(band.shape[1], shape[1] - ox)), max(y0, min(band.shape[0], shape[0] - oy))
     return band[y0:y1, x0:x1], ox + x0, oy + y0
-
-
-def _on_paint(scene: IceScene, blob: np.ndarray, bx: int, by: int) -> bool:
-    """Whether most of a blob ((h, w) bool at full-res offset (bx, by) px) lies on a projected marking."""
-    h, w = blob.shape
-    return 2 * int(np.count_nonzero(scene.marking_mask_full(bx, by, bx + w, by + h)[blob])) > int(np.count_nonzero(blob))
-
-
-def _colour_then(bgr_then: np.ndarray, M_then: np.ndarray, blob: np.ndarray, bx: int, by: int) -> np.ndarray:
-    """(3,) mean BGR colour an earlier frame had under a blob of this frame.
-
-    Args:
-        bgr_then: (H, W, 3) uint8 the earlier frame.
-        M_then: (3, 3) its full-res pixels -> this frame's full-res pixels (through the rink).
-        blob: (h, w) bool at this frame's full-res offset (bx, by) px.
-    """
-    h, w = blob.shape
-    to_window = np.array([[1.0, 0.0, -bx], [0.0, 1.0, -by], [0.0, 0.0, 1.0]]) @ M_then
-    patch = cv2.warpPerspective(bgr_then, to_window, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return patch[blob].reshape(-1, 3).astype(np.float64).mean(axis=0)
 
 
 def _chroma_diff(px_bgr: np.ndarray, around_bgr: np.ndarray) -> float:

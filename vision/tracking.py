@@ -138,9 +138,6 @@ BLADE_ACROSS_SIGMA_M = 0.15
 # it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
 BLADE_LEGS_SIGMA_M = 0.30
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
-# A puck track measured on its last frame and moving this fast follows a puck, not a static dark
-# mark: a moving chain elsewhere (a stick blade swung across the ice) does not take it over.
-TRACK_MOVING_MPS = 1.0
 # A kick (rebound) is looked for this many frames after the last measurement at most: a puck
 # hidden by a post, a pad or a player for a few frames as it changes direction.
 KICK_HIDDEN_MAX_FRAMES = 6
@@ -781,7 +778,6 @@ class PuckTracker:
         moved = np.asarray(cands.data.get("moved", np.zeros(len(cands))), dtype=bool) & ~oversize
         chain = self._moved_chain(frame_index, xy[moved])
         if (chain is not None and self.kf is not None and frame_index - self._last_moved_meas > 3
-                and not self._follows_moving_object()
                 and self.kf.mahalanobis2(chain[0], float(np.min(meas_sigma_m[moved]))) > GATE_CHI2):
             # The track holds on static marks while a puck moves consistently elsewhere: follow it.
             self._start(frame_index, *chain)
@@ -912,11 +908,6 @@ class PuckTracker:
             return True
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
-
-    def _follows_moving_object(self) -> bool:
-        """Whether the track was measured on its last frame and moves at ``TRACK_MOVING_MPS`` or
-        faster: it follows a sliding puck (one the compact detector sees), not a static mark."""
-        return self.misses == 0 and float(np.hypot(*self.kf.v)) >= TRACK_MOVING_MPS
 
     def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
         """(position (2,), velocity (2,), earlier candidates) of a moved candidate that continues
@@ -1151,9 +1142,8 @@ class FrameTracker:
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)
-        # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera,
-        # the frame (H, W, 3) uint8).
-        self._earlier: deque[tuple[np.ndarray, PlaneCamera, np.ndarray]] = deque(maxlen=2)
+        # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera).
+        self._earlier: deque[tuple[np.ndarray, PlaneCamera]] = deque(maxlen=2)
         self._last_frame: int | None = None
         self._cam_key: bytes | None = None
         self._cam: PlaneCamera | None = None
@@ -1232,7 +1222,7 @@ class FrameTracker:
             self._check_shapes(frame_bgr, frame_index, dets)
         players = self._player_records(cam)
 
-        prev_v, prev_cam = self._earlier[0][:2] if self._earlier else (None, None)
+        prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
         roi = self._puck_roi(cam, frame_bgr.shape)
         cands = self.puck_detector.detect(frame_bgr, scene, roi, prev_v, prev_cam, v_full)
         cands = self._to_rink(cands, cam, lens_map)
@@ -1261,7 +1251,7 @@ class FrameTracker:
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
-        self._earlier.appendleft((v_full, cam, frame_bgr))
+        self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index))
 

@@ -52,7 +52,7 @@ def _detect(kit, frames):
     img, cam, _ = frames[-1]
     pc = _plane_cam(cam)
     scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
-    earlier = [(max_channel(f), _plane_cam(c), f) for f, c, _ in frames[-2::-1]]
+    earlier = [(max_channel(f), _plane_cam(c)) for f, c, _ in frames[-2::-1]]
     return MotionPuckDetector(PuckDetector()).detect(img, max_channel(img), scene, earlier, FPS)
 
 
@@ -136,23 +136,3 @@ def test_tiny_fast_puck_seen_from_high_above_is_found(kit):
     assert len(det) >= 1
     d = np.linalg.norm(det.data["xy_rink_m"] - xyz[:2], axis=1)
     assert d.min() < 0.15
-
-
-def test_puck_passed_across_a_blue_line_is_found_on_the_paint(kit):
-    """A pass at 10 m/s whose last frame puts the puck on the blue line (its 30 cm of paint,
-    IPC 206): the line is darker than the ice in V, but a painted marking is not a dark object
-    the puck is joined to (a stick blade would be joined through its shaft, off the paint)."""
-    far_x, near_x = kit.rink.blue_line_edges_x(1)
-    x_line = 0.5 * (far_x + near_x)
-    v = np.array([10.0, 0.5, 0.0])
-    frames = []
-    for k in range(3):
-        cam = kit.make_camera(target=(6.0, 0.0, 0.0))
-        drawer = kit.Drawer(kit.rink, cam)
-        xyz = np.array([x_line, 1.0, PUCK_Z]) + v * (k - 2) / FPS
-        img = _blurred(drawer, drawer.base.copy(), xyz, v * SHUTTER / FPS)
-        frames.append((img, cam, xyz))
-    det = _detect(kit, frames)
-    xyz = frames[-1][2]
-    assert len(det) >= 1
-    assert np.linalg.norm(det.data["xy_rink_m"] - xyz[:2], axis=1).min() < 0.05

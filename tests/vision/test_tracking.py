@@ -162,32 +162,6 @@ def test_a_new_puck_track_hands_back_the_frames_that_confirmed_it(score, n_befor
     assert pt2.backfill == []  # handed back once, on the start frame only
 
 
-@pytest.mark.parametrize("track_speed_mps,taken_over", [(0.0, True), (2.1, False)])
-def test_a_moving_chain_elsewhere_takes_over_a_track_on_a_static_mark_only(track_speed_mps, taken_over):
-    """The motion detector sees something move consistently for three frames 11 m from the
-    track (a stick blade swung across the ice). A track held on a static dark mark follows
-    it (the puck was passed); a track measured every frame on a puck sliding at 2.1 m/s (the
-    compact detector's, not ``moved``) keeps its puck (``TRACK_MOVING_MPS``)."""
-    from vision.detections import Detections
-
-    pt = PuckTracker(FPS)
-    recs = []
-    for f in range(14):
-        pt.predict(f)
-        held = _cand((22.5 - track_speed_mps * f / FPS, -9.1), 0.5)
-        held.data["moved"] = np.zeros(1)
-        if f >= 10:  # the chain: 0.1 m a frame (3 m/s) at (20.5, 1.8)
-            swung = _cand((20.3 + 0.1 * (f - 10), 1.8), 0.3)
-            swung.data["moved"] = np.ones(1)
-            held = Detections.merge([held, swung])
-        recs.append(pt.update(f, held, np.array([0.02] * len(held)), []))
-    final = recs[-1]
-    assert final is not None and final["measured"]
-    assert (abs(final["y"] - 1.8) < 0.1) is taken_over
-    if not taken_over:
-        assert abs(final["x"] - (22.5 - track_speed_mps * 13 / FPS)) < 0.05
-
-
 def _lost_after(players, n_seen=10, n_lost=9, max_coast_s=0.3):
     """Puck records of a puck seen sliding at 6 m/s along +x for ``n_seen`` frames, then not."""
     from vision.detections import Detections
