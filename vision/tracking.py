@@ -29,7 +29,8 @@ constant-velocity Kalman filter per track, Hungarian assignment
 (``scipy.optimize.linear_sum_assignment``) on ground distance with a gate and a
 penalty for a jersey-colour mismatch, ByteTrack's two-stage idea (confident
 detections first, then weak ones for the tracks left over), tentative tracks
-confirmed after a few hits, and coasting through short occlusions. Players are
+confirmed after a few hits, coasting through short occlusions, and ids given back after longer
+ones (a lost track of the same team alone on the new detection's path: ``_revive``). Players are
 detected on keyframes (``PLAYER_DETECT_HZ`` a second; the puck every frame) and
 their tracks predicted in between. Association
 in rink metres rather than image IoU makes it indifferent to camera pans and
@@ -138,6 +139,10 @@ BLADE_ACROSS_SIGMA_M = 0.15
 # it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
 BLADE_LEGS_SIGMA_M = 0.30
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+# A player track lost longer than its coast is kept this long for its id (``PlayerTracker._revive``),
+# and the circle where it may come back grows this fast around its constant-velocity path.
+REVIVE_MAX_S = 4.0
+REVIVE_SPREAD_MPS = 1.0
 # A kick (rebound) is looked for this many frames after the last measurement at most: a puck
 # hidden by a post, a pad or a player for a few frames as it changes direction.
 KICK_HIDDEN_MAX_FRAMES = 6
@@ -252,7 +257,8 @@ class PlayerTracker:
         team_penalty_m: added to the cost when the detection's colour says the other team.
         high_conf: detections at or above this confidence are matched first.
         confirm_hits: hits that confirm a tentative track.
-        max_coast_s: a track unmatched for longer is deleted.
+        max_coast_s: a track unmatched for longer is deleted (a confirmed one is kept in ``lost``
+            for ``REVIVE_MAX_S`` more, for its id).
         output_coast_s: a confirmed track unmatched for at most this long is still reported.
         min_move_m: a track without a jersey colour is reported once it has moved this far (or
             once ``confirm_hits`` of its detections ran out of the picture's top edge).
@@ -279,10 +285,14 @@ class PlayerTracker:
         self.min_move_m = min_move_m
         self._boards = None if boards_xy_m is None else shapely.LinearRing(np.asarray(boards_xy_m, dtype=np.float64))
         self.tracks: list[PlayerTrack] = []
+        # Confirmed tracks lost for longer than ``max_coast_s`` (hidden behind another player),
+        # still predicted but not reported, for ``REVIVE_MAX_S``: see ``_revive``.
+        self.lost: list[PlayerTrack] = []
+        self.revive_max = self.max_coast + max(1, int(round(REVIVE_MAX_S * updates_per_s)))
         self._next_id = 1
 
     def predict(self, n_frames: int = 1) -> None:
-        for tr in self.tracks:
+        for tr in self.tracks + self.lost:
             tr.kf.predict(self.dt * n_frames)
 
     def update(self, xy_rink_m: np.ndarray, confidence: np.ndarray, teams: list[str | None],
@@ -341,6 +351,12 @@ class PlayerTracker:
         for j in np.nonzero((assigned < 0) & (conf >= self.high_conf))[0]:
             if any(np.linalg.norm(tr.kf.xy - xy[j]) < 0.5 for tr in self.tracks if tr.misses == 0):
                 continue
+            tr = self._revive(xy[j], teams[j])
+            if tr is not None:
+                self._hit(tr, xy[j], teams[j], team_conf[j])
+                self.tracks.append(tr)
+                assigned[j] = tr.id
+                continue
             tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0), cut_top_hits=int(cut[j]))
             self._vote(tr, teams[j], team_conf[j])
             tr.last_contact = xy[j].copy()
@@ -350,8 +366,35 @@ class PlayerTracker:
             self._next_id += 1
             self.tracks.append(tr)
             assigned[j] = tr.id
+        for tr in self.lost:
+            tr.misses += 1
+        self.lost = [tr for tr in self.lost if tr.misses <= self.revive_max] + \
+            [tr for tr in self.tracks if tr.misses > self.max_coast and tr.confirmed]
         self.tracks = [tr for tr in self.tracks if tr.misses <= self.max_coast]
         return assigned.tolist()
+
+    def _revive(self, xy: np.ndarray, team: str | None) -> PlayerTrack | None:
+        """The lost track a new detection continues, taken out of ``lost``, or None.
+
+        A sledge hidden behind another for a few seconds glides on: the one lost track of the
+        detection's team (both colours known) whose constant-velocity prediction lies within
+        ``gate_m`` plus ``REVIVE_SPREAD_MPS`` per second lost of it. Two such tracks: None (a
+        wrong id is no better than a new one).
+        """
+        if team is None:
+            return None
+        near = []
+        for tr in self.lost:
+            lost_s = (tr.misses - self.max_coast) * self.update_every * self.dt
+            if tr.votes.team == team and \
+                    np.linalg.norm(tr.kf.xy - xy) <= self.gate_m + REVIVE_SPREAD_MPS * lost_s:
+                near.append(tr)
+        if len(near) != 1:
+            return None
+        tr = near[0]
+        self.lost.remove(tr)
+        tr.kf = KalmanCV(np.asarray(xy, dtype=np.float64), 0.2, 2.0, 4.0)
+        return tr
 
     def _hit(self, tr: PlayerTrack, xy: np.ndarray, team: str | None, team_conf: float) -> None:
         tr.kf.update(xy, 0.12)

@@ -666,6 +666,33 @@ def test_player_tracker_updated_every_other_frame_keeps_its_limits_in_seconds():
         assert not tr_.tracks
 
 
+@pytest.mark.parametrize("second_hidden,same_id", [(False, True), (True, False)])
+def test_a_player_hidden_for_seconds_gets_his_id_back_where_his_glide_leads(second_hidden, same_id):
+    """A home sledge gliding at 2 m/s along +x is hidden for 2.5 s (behind a player nearer the
+    camera), longer than a track coasts (1.5 s), and seen again on his path: the same id
+    (``REVIVE_MAX_S``, ``REVIVE_SPREAD_MPS``). With a second home sledge hidden near the same
+    spot, either could be him: a new id."""
+    from vision.tracking import PlayerTracker
+
+    pt = PlayerTracker(FPS)
+
+    def step(xys):
+        pt.predict(1)
+        xy = np.array(xys, dtype=np.float64).reshape(-1, 2)
+        return pt.update(xy, np.full(len(xy), 0.9), ["home"] * len(xy), [0.9] * len(xy))
+
+    seen = [step([[2.0 / FPS * f, 3.0]] + ([[2.0 / FPS * f + 1.0, 4.2]] if second_hidden else []))[0]
+            for f in range(30)]
+    assert len(set(seen)) == 1
+    for f in range(30, 105):  # hidden 2.5 s
+        step([])
+    assert not any(tr.id == seen[0] for tr in pt.tracks)  # the coast is over
+    back = step([[2.0 / FPS * 105, 3.0]])[0]
+    assert (back == seen[0]) is same_id
+    if same_id:
+        assert seen[0] in [tr.id for tr in pt.reported()]  # reported at once: it was confirmed
+
+
 def _coast_from(pt, xy0, v, n):
     """Put the track at ``xy0`` moving at ``v`` (m/s), as just measured, then coast ``n`` frames
     with no candidates; the records of the coast."""
