@@ -78,6 +78,11 @@ POST_MAX_WIDTH_M = 0.3
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
 POST_MIN_BODY_FRAC = 0.25
+# A blob with this share of its pixels within this many work px of a near post's projected axis
+# is the post (``_along_goal_post``): 2.5 px covers a far post's blur, the foreground's closing
+# and a pixel of calibration error.
+POST_AXIS_SHARE = 0.9
+POST_AXIS_SLACK_PX = 2.5
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,8 @@ class PlayerDetector:
                 if scene.goal_nets_rink_m is not None and \
                         shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
                     continue  # the goal frame and net, standing up from the ice like a player
-                if _is_goal_post(scene, contact_rink[0], int(cols[-1]) - int(cols[0]) + 1):
+                if _is_goal_post(scene, contact_rink[0], int(cols[-1]) - int(cols[0]) + 1) or \
+                        _along_goal_post(scene, sub, px0, y, contact_rink[0]):
                     continue
                 exp_area, exp_w = self._expected(scene, contact_rink)
                 # Face-off spots and L marks are foreground (the ice model does not know their
@@ -516,6 +522,35 @@ def _is_goal_post(scene: IceScene, contact_rink_m: np.ndarray, width_work_px: in
         return False
     scale = float(scene.cam.ground_scale_px_per_m(contact_rink_m[None])[0]) * scene.scale
     return width_work_px < POST_MAX_WIDTH_M * scale
+
+
+def _along_goal_post(scene: IceScene, blob: np.ndarray, x_off: int, y_off: int, contact_rink_m: np.ndarray) -> bool:
+    """Whether a blob (work-resolution (h, w) bool at offset (x_off, y_off) px) with its ground
+    contact within ``POST_REACH_M`` of a goal post lies along that post's projected axis: at least
+    ``POST_AXIS_SHARE`` of its pixels within ``POST_AXIS_SLACK_PX`` (work px) of it, row by row.
+
+    A far post is a few pixels wide whatever its 5 cm (blur, the foreground's closing), as wide as
+    a far torso, so its width cannot tell it from a player; its shape can: a body widens into
+    the sledge and pads at the ice, a post is the same thin upright line from the ice to the bar.
+    """
+    posts = scene.goal_posts_rink_m
+    if posts is None or not len(posts) or not scene.cam.has_pose:
+        return False  # without a pose the post's image axis is not known
+    d = np.linalg.norm(posts - contact_rink_m, axis=1)
+    k = int(np.argmin(d))
+    if d[k] > POST_REACH_M:
+        return False
+    px, py = posts[k]
+    uv, depth = scene.cam.image_from_rink(np.array([[px, py, 0.0], [px, py, scene.goal_height_m]]))
+    if np.any(depth <= 0):
+        return False
+    (u0, v0), (u1, v1) = scene.to_work(uv)  # the post's foot and top, work px
+    if abs(v0 - v1) < 2.0:
+        return False  # seen from above: no upright line to follow
+    ys, xs = np.nonzero(blob)
+    ys, xs = ys + y_off, xs + x_off
+    u_axis = u0 + (ys - v0) * (u1 - u0) / (v1 - v0)
+    return bool(np.mean(np.abs(xs - u_axis) <= POST_AXIS_SLACK_PX) >= POST_AXIS_SHARE)
 
 
 def _empty() -> Detections:
