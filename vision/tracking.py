@@ -81,6 +81,7 @@ from vision.geometry import PlaneCamera, apply_homography
 from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene, puck_walls_rink_m
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
+from vision.learned import DEFAULT_CLASS_NAMES
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
@@ -248,6 +249,11 @@ class PlayerTrack:
     model_checks: int = 0  # ... of all checks of it (where the model sees the moving players)
 
 
+def _player_filter(xy_rink_m: np.ndarray) -> KalmanCV:
+    """A new player track's filter at (2,) ``xy_rink_m``: 0.2 m, 2 m/s, 4 m/s² (a sledge's push)."""
+    return KalmanCV(np.asarray(xy_rink_m, dtype=np.float64), 0.2, 2.0, 4.0)
+
+
 class PlayerTracker:
     """Compact multi-player tracker in rink metres (see module doc).
 
@@ -357,7 +363,7 @@ class PlayerTracker:
                 self.tracks.append(tr)
                 assigned[j] = tr.id
                 continue
-            tr = PlayerTrack(self._next_id, KalmanCV(xy[j], 0.2, 2.0, 4.0), cut_top_hits=int(cut[j]))
+            tr = PlayerTrack(self._next_id, _player_filter(xy[j]), cut_top_hits=int(cut[j]))
             self._vote(tr, teams[j], team_conf[j])
             tr.last_contact = xy[j].copy()
             tr.birth_xy = xy[j].copy()
@@ -373,13 +379,20 @@ class PlayerTracker:
         self.tracks = [tr for tr in self.tracks if tr.misses <= self.max_coast]
         return assigned.tolist()
 
-    def _revive(self, xy: np.ndarray, team: str | None) -> PlayerTrack | None:
+    def _revive(self, xy_rink_m: np.ndarray, team: str | None) -> PlayerTrack | None:
         """The lost track a new detection continues, taken out of ``lost``, or None.
 
         A sledge hidden behind another for a few seconds glides on: the one lost track of the
         detection's team (both colours known) whose constant-velocity prediction lies within
         ``gate_m`` plus ``REVIVE_SPREAD_MPS`` per second lost of it. Two such tracks: None (a
         wrong id is no better than a new one).
+
+        Args:
+            xy_rink_m: (2,) the detection's contact point, m.
+            team: its colour verdict ("home" | "away" | None).
+
+        Returns:
+            The track, its filter restarted at the detection, or None.
         """
         if team is None:
             return None
@@ -387,13 +400,13 @@ class PlayerTracker:
         for tr in self.lost:
             lost_s = (tr.misses - self.max_coast) * self.update_every * self.dt
             if tr.votes.team == team and \
-                    np.linalg.norm(tr.kf.xy - xy) <= self.gate_m + REVIVE_SPREAD_MPS * lost_s:
+                    np.linalg.norm(tr.kf.xy - xy_rink_m) <= self.gate_m + REVIVE_SPREAD_MPS * lost_s:
                 near.append(tr)
         if len(near) != 1:
             return None
         tr = near[0]
         self.lost.remove(tr)
-        tr.kf = KalmanCV(np.asarray(xy, dtype=np.float64), 0.2, 2.0, 4.0)
+        tr.kf = _player_filter(xy_rink_m)
         return tr
 
     def _hit(self, tr: PlayerTrack, xy: np.ndarray, team: str | None, team_conf: float) -> None:
@@ -1445,6 +1458,13 @@ class FrameTracker:
         """In front of the goal line at ``end`` by at most 3 m (or just behind it), near the goal axis."""
         return -0.6 <= end * (end * self.goal_x_m - x) <= 3.0 and abs(y) <= 2.5
 
+    def _model_class_ids(self, *names: str) -> list[int]:
+        """The learned model's class ids of ``names``, by its ``class_names`` (else
+        ``vision.learned.DEFAULT_CLASS_NAMES``' order, as the ONNX export numbers them)."""
+        known = list(getattr(self.goalkeeper_detector, "class_names", ()))
+        return [known.index(n) for n in names if n in known] or \
+            [DEFAULT_CLASS_NAMES.index(n) for n in names if n in DEFAULT_CLASS_NAMES]
+
     def _check_goalkeepers(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
         """Run the learned detector a few times a second while a player is in front of a goal;
         vote goalkeeper / not on the tracks of the detections there, on the checks where it
@@ -1473,9 +1493,8 @@ class FrameTracker:
         found = self._learned(frame_bgr, frame_index)
         if found is None:
             return
-        names = list(getattr(self.goalkeeper_detector, "class_names", ()))
-        gk_id = names.index("goalkeeper") if "goalkeeper" in names else 2
-        boxes = found.xyxy[found.class_id == gk_id] if len(found) else np.zeros((0, 4))
+        boxes = found.xyxy[np.isin(found.class_id, self._model_class_ids("goalkeeper"))] if len(found) \
+            else np.zeros((0, 4))
         if not len(boxes):
             # No goalkeeper anywhere in the picture: the model cannot see them in this view
             # (from 45 m above it found none of 70 visible ones, benchmarks/eval_goalkeepers.py),
@@ -1552,9 +1571,7 @@ class FrameTracker:
         found = self._learned(frame_bgr, frame_index)
         if found is None or not len(found):
             return
-        names = list(getattr(self.goalkeeper_detector, "class_names", ()))
-        ids = [names.index(n) for n in ("sledge", "goalkeeper") if n in names] or [1, 2]
-        boxes = found.xyxy[np.isin(found.class_id, ids)]
+        boxes = found.xyxy[np.isin(found.class_id, self._model_class_ids("sledge", "goalkeeper"))]
         uv = dets.data["contact_xy_px"]
         if sum(_contact_in_box(uv[j], boxes) for j in moving) < PAINT_MIN_REFERENCE * len(moving):
             return  # it misses the players it should see here: no say about the doubtful ones
