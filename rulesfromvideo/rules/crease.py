@@ -82,32 +82,30 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
     per: dict[str, float] = {}
     missing = []
     for k in team_players(obs, att, skaters_only=True):
-        b = obs.blades_rink_m[k, i] + frac * (obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i])
-        v = float(np.nanmax(np.linalg.norm(obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i], axis=1))) \
-            * obs.fps if np.isfinite(b).all() else 0.0
-        fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
-        # A source's footprint is measured; an outline or blades carry its blade model error.
-        sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i, k)
-        sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
-        nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
-        if fp is not None:
-            d, src = footprint_depth(fp, area), "footprint"
-        elif nominal is not None:
-            d, src = footprint_depth(nominal, area), "nominal_outline_from_blades"
-            sig = float(np.hypot(sig, SLED_MODEL_SIGMA_M))
-        elif np.isfinite(b).all():
-            d, src = float(np.max(point_depth(b, area))), "blades"
-        else:
+        depth = _crease_depth(ctx, area, k, i, frac, near, kind)
+        if depth is None:
             missing.append(obs.player_ids[k])
             continue
+        d, src, sig = depth
         per[str(obs.player_ids[k])] = d
         cand = (d, k, src, sig)
         if best is None or d > best[0]:
             best = cand
+    # A track of the attacking team labelled goalkeeper at this goal is an attacker taken for the
+    # goalkeeper (the tracker names whoever sits in front of a goal its goalkeeper), or the
+    # goalkeeper with the wrong colour: either way it may be an attacker in the crease.
+    doubtful = {}
+    for k in team_players(obs, att):
+        if obs.player_role[k] == "goalkeeper":
+            depth = _crease_depth(ctx, area, k, i, frac, near, kind)
+            if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
+                doubtful[str(obs.player_ids[k])] = depth[0]
     ev: dict[str, Any] = {"goal_t": t, "decisive_frame": int(obs.frame[near]),
                           "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
                           "depths_m": per, "stick": "not tracked: 907 a4's stick clause not checked"}
     rule = "907 a4, 217" if ctx.profile.crease.mode == "no_attacker_at_goal" else "907 a4 (IPC, by analogy)"
+    if doubtful:
+        ev["attacking_team_goalkeeper_at_this_goal"] = doubtful
     if best is None:
         ev["reason"] = "no attacker tracked at the goal"
         if missing:
@@ -125,9 +123,35 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         verdict = "inconclusive"
         if src == "blades":
             ev["reason"] = "no footprint: the sled may reach the crease beyond its blades"
+    if verdict == "clear" and doubtful:
+        verdict = "inconclusive"
+        ev["reason"] = "a player of the attacking team labelled goalkeeper sits at this goal: he may be an attacker in the crease"
     if missing:
         ev["blades_missing"] = missing
     return make_event(obs, "crease", t, att, verdict, d, sig, rule, ev)
+
+
+def _crease_depth(ctx: RuleContext, area, k: int, i: int, frac: float, near: int,
+                  kind: str) -> tuple[float, str, float] | None:
+    """(depth m, source, sigma m) of player ``k``'s sled (or feet) in the crease ``area`` at the
+    instant ``i + frac``: a measured footprint, else a nominal outline on the blades, else the
+    blades alone; None without blades."""
+    obs = ctx.obs
+    b = obs.blades_rink_m[k, i] + frac * (obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i])
+    v = float(np.nanmax(np.linalg.norm(obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i], axis=1))) \
+        * obs.fps if np.isfinite(b).all() else 0.0
+    fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
+    # A source's footprint is measured; an outline or blades carry its blade model error.
+    sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i, k)
+    sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
+    nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
+    if fp is not None:
+        return footprint_depth(fp, area), "footprint", sig
+    if nominal is not None:
+        return footprint_depth(nominal, area), "nominal_outline_from_blades", float(np.hypot(sig, SLED_MODEL_SIGMA_M))
+    if np.isfinite(b).all():
+        return float(np.max(point_depth(b, area))), "blades", sig
+    return None
 
 
 def detect_key_violations(ctx: RuleContext) -> list[dict[str, Any]]:

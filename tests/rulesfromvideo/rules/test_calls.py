@@ -683,3 +683,18 @@ def test_906_unmeasured_deepest_point_is_open_with_no_confidence():
     assert len(g) == 1 and g[0]["verdict"] == "inconclusive" and "measured" in g[0]["evidence"]["reason"]
     assert g[0]["confidence"] == 0.0
     assert of_type(goal_clip(0.3).run(), "goal")[0]["confidence"] > 0.99  # measured: decisive and sure
+
+
+def test_907_a4_an_attacker_labelled_goalkeeper_at_the_goal_keeps_the_crease_open():
+    """907 a4 is about any attacking player. A track of the attacking team labelled goalkeeper
+    sitting in the crease of the goal being scored on is an attacker the tracker took for the
+    goalkeeper (tuning render 471: the crease called clear by 6.6 m while a home attacker sat
+    in it) or the goalkeeper with the wrong colour: the call cannot be clear. At his own goal
+    such a track is his team's goalkeeper and changes nothing."""
+    c = _crease_clip(still(15.0, 5.0), None)
+    c.player(3, "home", still(25.0, 0.5), role="goalkeeper")
+    e = of_type(c.run(), "crease")[0]
+    assert e["verdict"] == "inconclusive" and "3" in e["evidence"]["attacking_team_goalkeeper_at_this_goal"]
+    c = _crease_clip(still(15.0, 5.0), None)
+    c.player(3, "home", still(-25.0, 0.5), role="goalkeeper")
+    assert of_type(c.run(), "crease")[0]["verdict"] == "clear"
