@@ -15,6 +15,9 @@ undefined only the blades are used: blades inside decide ``occupied``; blades
 outside decide ``clear`` only when farther than a sled reaches
 (``SLED_BEYOND_BLADES_M``). Sticks are not in the tracks,
 so "holds his stick in the goal crease" cannot be checked (said in evidence).
+907 a4 is about any attacking player: a track of the attacking team labelled goalkeeper
+within a sled's reach of this crease (an attacker the tracker took for the goalkeeper, or
+the goalkeeper with the wrong colour) keeps a ``clear`` call open (``inconclusive``).
 
 Westridge 1 n/o (``key_3s``): while his team controls the puck in the attacking
 zone, an attacker's foot in the defending goalkeeper's key (the crease polygon)
@@ -26,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from shapely.geometry import Polygon
 
 from rulesfromvideo.rules.common import (
     K_SIGMA, blade_sigma, controller_at, footprint_depth, last_touch_before, make_event, point_depth,
@@ -94,18 +98,18 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
     # A track of the attacking team labelled goalkeeper at this goal is an attacker taken for the
     # goalkeeper (the tracker names whoever sits in front of a goal its goalkeeper), or the
     # goalkeeper with the wrong colour: either way it may be an attacker in the crease.
-    doubtful = {}
+    labelled_gk: dict[str, float] = {}
     for k in team_players(obs, att):
         if obs.player_role[k] == "goalkeeper":
             depth = _crease_depth(ctx, area, k, i, frac, near, kind)
             if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
-                doubtful[str(obs.player_ids[k])] = depth[0]
+                labelled_gk[str(obs.player_ids[k])] = depth[0]
     ev: dict[str, Any] = {"goal_t": t, "decisive_frame": int(obs.frame[near]),
                           "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
                           "depths_m": per, "stick": "not tracked: 907 a4's stick clause not checked"}
     rule = "907 a4, 217" if ctx.profile.crease.mode == "no_attacker_at_goal" else "907 a4 (IPC, by analogy)"
-    if doubtful:
-        ev["attacking_team_goalkeeper_at_this_goal"] = doubtful
+    if labelled_gk:
+        ev["attacking_team_goalkeeper_at_this_goal"] = labelled_gk
     if best is None:
         ev["reason"] = "no attacker tracked at the goal"
         if missing:
@@ -123,15 +127,16 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         verdict = "inconclusive"
         if src == "blades":
             ev["reason"] = "no footprint: the sled may reach the crease beyond its blades"
-    if verdict == "clear" and doubtful:
+    if verdict == "clear" and labelled_gk:
         verdict = "inconclusive"
-        ev["reason"] = "a player of the attacking team labelled goalkeeper sits at this goal: he may be an attacker in the crease"
+        ev["reason"] = ("a player of the attacking team labelled goalkeeper sits at this goal: "
+                        "he may be an attacker in the crease")
     if missing:
         ev["blades_missing"] = missing
     return make_event(obs, "crease", t, att, verdict, d, sig, rule, ev)
 
 
-def _crease_depth(ctx: RuleContext, area, k: int, i: int, frac: float, near: int,
+def _crease_depth(ctx: RuleContext, area: Polygon, k: int, i: int, frac: float, near: int,
                   kind: str) -> tuple[float, str, float] | None:
     """(depth m, source, sigma m) of player ``k``'s sled (or feet) in the crease ``area`` at the
     instant ``i + frac``: a measured footprint, else a nominal outline on the blades, else the
