@@ -8,6 +8,9 @@ clips) prints, per clip and pooled:
 - puck precision: frames with a predicted puck within 0.5 m of the truth puck
   (visible or not — a coasted puck at the right spot is right) / frames with a
   predicted puck; both also for ``measured: true`` predictions alone;
+- puck recall at the lines (measured predictions): the same, over the frames where the visible
+  truth puck is on the ice within ``PUCK_AT_LINE_M`` of a blue, centre or goal line's paint
+  (the frames a zone entry, an icing or a goal is decided on; truth with its ``rink``);
 - puck position error (median, p95, cm) of measured predictions on visible frames;
 - blade error (median, p95, cm): players matched per frame (Hungarian on the
   distance between blade centres, ≤ 1 m), each truth blade paired with the nearer
@@ -43,6 +46,10 @@ from vision.video import iter_frames
 
 PUCK_MATCH_M = 0.5
 PLAYER_MATCH_M = 1.0
+# A visible puck on the ice (centre at most PUCK_ON_ICE_Z_M up) this close to a blue, centre or goal
+# line's painted edges counts towards the recall at the lines, m.
+PUCK_AT_LINE_M = 0.3
+PUCK_ON_ICE_Z_M = 0.03
 
 
 # ---------------------------------------------------------------------- io
@@ -227,9 +234,32 @@ def hota(frames: list[tuple[list[int], list[int], np.ndarray]], thr_m: float = P
     return {"hota": float(h.mean()), "deta": float(deta.mean()), "assa": float(assa.mean())}
 
 
+def _line_edges_x(truth: dict) -> list[tuple[float, float]]:
+    """x of the painted edges (m) of the blue, goal and centre lines of the truth's rink; [] when
+    the truth does not say its rink."""
+    r = truth.get("rink")
+    if not r:
+        return []
+    from calibration.rink import RinkModel
+
+    rink = RinkModel.for_layout(r.get("layout", "ipc"), r.get("length_m"), r.get("width_m"))
+    return [rink.blue_line_edges_x(1), rink.blue_line_edges_x(-1), rink.goal_line_edges_x(1),
+            rink.goal_line_edges_x(-1), rink.centre_line_edges_x()]
+
+
+def _at_a_line(puck: dict, edges_x: list[tuple[float, float]]) -> bool:
+    """Whether a truth puck lies on the ice within ``PUCK_AT_LINE_M`` of a line's paint."""
+    if float(puck.get("z", 0.0)) > PUCK_ON_ICE_Z_M:
+        return False
+    x = float(puck["x"])
+    return any(min(a, b) - PUCK_AT_LINE_M <= x <= max(a, b) + PUCK_AT_LINE_M for a, b in edges_x)
+
+
 def evaluate_tracks(truth: dict, records: Sequence[dict]) -> dict:
     """Metrics of one clip (see module doc). Frames are matched by ``frame`` index."""
     pred_by_frame = {int(r["frame"]): r for r in records}
+    edges_x = _line_edges_x(truth)
+    n_line = n_line_hit_meas = 0
     n_vis = n_pred = n_pred_ok = n_vis_hit = 0
     n_pred_meas = n_pred_meas_ok = n_vis_hit_meas = 0
     puck_err = []
@@ -249,10 +279,13 @@ def evaluate_tracks(truth: dict, records: Sequence[dict]) -> dict:
             d_puck = math.hypot(pp["x"] - tp["x"], pp["y"] - tp["y"])
         if visible:
             n_vis += 1
+            at_line = _at_a_line(tp, edges_x)
+            n_line += at_line
             if d_puck is not None and d_puck <= PUCK_MATCH_M:
                 n_vis_hit += 1
                 if pp.get("measured", True):
                     n_vis_hit_meas += 1
+                    n_line_hit_meas += at_line
                     puck_err.append(d_puck)
         if pp is not None:
             n_pred += 1
@@ -299,6 +332,8 @@ def evaluate_tracks(truth: dict, records: Sequence[dict]) -> dict:
         "puck_precision": pct(n_pred_ok, n_pred),
         "puck_recall_measured": pct(n_vis_hit_meas, n_vis),
         "puck_precision_measured": pct(n_pred_meas_ok, n_pred_meas),
+        "puck_at_line_frames": n_line,
+        "puck_recall_at_lines_measured": pct(n_line_hit_meas, n_line),
         "puck_err_median_cm": float(np.median(pe)) if len(pe) else float("nan"),
         "puck_err_p95_cm": float(np.percentile(pe, 95)) if len(pe) else float("nan"),
         "blade_err_median_cm": float(np.median(be)) if len(be) else float("nan"),
@@ -306,6 +341,7 @@ def evaluate_tracks(truth: dict, records: Sequence[dict]) -> dict:
         "team_accuracy": pct(team_ok, team_known),
         "team_known_share": pct(team_known, team_pairs),
         "_counts": {"vis": n_vis, "vis_hit": n_vis_hit, "vis_hit_meas": n_vis_hit_meas, "pred": n_pred,
+                    "line": n_line, "line_hit_meas": n_line_hit_meas,
                     "pred_ok": n_pred_ok, "pred_meas": n_pred_meas, "pred_meas_ok": n_pred_meas_ok,
                     "team_ok": team_ok, "team_known": team_known, "team_pairs": team_pairs},
         "_puck_err_m": puck_err,
@@ -343,6 +379,8 @@ def pool(results: list[dict]) -> dict:
         "puck_precision": pct(c["pred_ok"], c["pred"]),
         "puck_recall_measured": pct(c["vis_hit_meas"], c["vis"]),
         "puck_precision_measured": pct(c["pred_meas_ok"], c["pred_meas"]),
+        "puck_at_line_frames": c["line"],
+        "puck_recall_at_lines_measured": pct(c["line_hit_meas"], c["line"]),
         "puck_err_median_cm": float(np.median(pe)) if len(pe) else float("nan"),
         "puck_err_p95_cm": float(np.percentile(pe, 95)) if len(pe) else float("nan"),
         "blade_err_median_cm": float(np.median(be)) if len(be) else float("nan"),
@@ -558,7 +596,9 @@ def _print_row(name: str, m: dict) -> None:
     print(
         f"{name}: frames {m['frames']}  puck recall {_fmt(m['puck_recall'], True)} "
         f"(measured {_fmt(m['puck_recall_measured'], True)})  precision {_fmt(m['puck_precision'], True)} "
-        f"(measured {_fmt(m['puck_precision_measured'], True)})  puck err median {_fmt(m['puck_err_median_cm'])} cm "
+        f"(measured {_fmt(m['puck_precision_measured'], True)})  at lines (measured) "
+        f"{_fmt(m.get('puck_recall_at_lines_measured'), True)} of {m.get('puck_at_line_frames', 0)}  "
+        f"puck err median {_fmt(m['puck_err_median_cm'])} cm "
         f"p95 {_fmt(m['puck_err_p95_cm'])} cm  blades median {_fmt(m['blade_err_median_cm'])} cm "
         f"p95 {_fmt(m['blade_err_p95_cm'])} cm  IDF1 {_fmt(m['idf1'], True)}  HOTA {_fmt(m['hota'], True)}  "
         f"team acc {_fmt(m['team_accuracy'], True)} (known {_fmt(m['team_known_share'], True)})  "

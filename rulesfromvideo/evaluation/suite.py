@@ -111,7 +111,8 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
     Returns:
         ``{"clips": [row, ...], "pooled": {camera: row, ..., "all": row}, "missing": [name, ...]}``
         where a row holds ``calib_median_cm``, ``calib_p95_cm``, ``completeness``,
-        ``confident_wrong``, ``puck_recall``, ``puck_precision``, ``blade_median_cm``,
+        ``confident_wrong``, ``puck_recall``, ``puck_precision``, ``puck_recall_at_lines``
+        (measured, over ``puck_at_line_frames``: ``vision.evaluation``), ``blade_median_cm``,
         ``idf1``, ``team_accuracy``, ``<type>_f1`` (and counts), ``wrong_goal_calls``,
         ``decisive_calls``, ``wrong_decisive_calls``, ``median_dt_frames``.
 
@@ -176,6 +177,8 @@ def _nan_none(v):
 
 def _track_cols(m: dict) -> dict:
     return {"puck_recall": _nan_none(m["puck_recall"]), "puck_precision": _nan_none(m["puck_precision"]),
+            "puck_recall_at_lines": _nan_none(m.get("puck_recall_at_lines_measured")),
+            "puck_at_line_frames": m.get("puck_at_line_frames"),
             "blade_median_cm": _nan_none(m["blade_err_median_cm"]), "idf1": _nan_none(m["idf1"]),
             "team_accuracy": _nan_none(m["team_accuracy"])}
 

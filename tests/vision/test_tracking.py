@@ -86,6 +86,24 @@ def test_no_calibration_coasts_then_unknown(kit):
     assert obs[-1][0].puck is None and obs[-1][0].players == []
 
 
+def test_puck_recall_at_the_lines_counts_measured_pucks_on_the_ice_by_the_paint():
+    """The frames a zone entry is decided on: a visible puck on the ice within 0.3 m of a blue,
+    centre or goal line's paint (IPC rink: blue line 8.52-8.82 m, IPC 206). Found measured on
+    frame 0 (on the line), found only by a coast on frame 1 (0.2 m past it), not found on frame
+    2 (0.25 m short of it); frame 3 is 1 m from every line and frame 4 in the air over it."""
+    xs = [8.6, 9.02, 8.27, 4.0, 8.6]
+    truth = {"rink": {"layout": "ipc", "length_m": 60.0, "width_m": 30.0}, "frames": [
+        {"frame": f, "puck": {"x": x, "y": 1.0, "z": 0.4 if f == 4 else 0.0127, "visible": True}, "players": []}
+        for f, x in enumerate(xs)]}
+    recs = [{"frame": f, "t": f / 30, "players": [],
+             "puck": None if f == 2 else {"x": x + 0.01, "y": 1.0, "measured": f != 1}} for f, x in enumerate(xs)]
+    m = evaluate_tracks(truth, recs)
+    assert m["puck_at_line_frames"] == 3
+    assert m["puck_recall_at_lines_measured"] == pytest.approx(1 / 3)
+    assert m["puck_recall_measured"] == pytest.approx(3 / 5)
+    assert np.isnan(evaluate_tracks({"frames": truth["frames"]}, recs)["puck_recall_at_lines_measured"])
+
+
 def test_idf1_and_hota_on_hand_cases():
     d = np.array([[0.0, 5.0], [5.0, 0.0]])
     perfect = [([1, 2], [7, 8], d)] * 10
