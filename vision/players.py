@@ -514,11 +514,21 @@ def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | No
     return mask
 
 
+def _post_within_reach(scene: IceScene, contact_rink_m: np.ndarray) -> np.ndarray | None:
+    """(2,) rink m of the goal post nearest a ground contact (2,) when within ``POST_REACH_M``
+    of it, else None (no post known or none near)."""
+    posts = scene.goal_posts_rink_m
+    if posts is None or not len(posts):
+        return None
+    d = np.linalg.norm(posts - contact_rink_m, axis=1)
+    k = int(np.argmin(d))
+    return posts[k] if d[k] <= POST_REACH_M else None
+
+
 def _is_goal_post(scene: IceScene, contact_rink_m: np.ndarray, width_work_px: int) -> bool:
     """Whether a blob ``width_work_px`` wide (work px) with its ground contact at
     ``contact_rink_m`` (2,) is a goal post standing up (``POST_REACH_M``, ``POST_MAX_WIDTH_M``)."""
-    posts = scene.goal_posts_rink_m
-    if posts is None or np.min(np.linalg.norm(posts - contact_rink_m, axis=1)) > POST_REACH_M:
+    if _post_within_reach(scene, contact_rink_m) is None:
         return False
     scale = float(scene.cam.ground_scale_px_per_m(contact_rink_m[None])[0]) * scene.scale
     return width_work_px < POST_MAX_WIDTH_M * scale
@@ -533,14 +543,12 @@ def _along_goal_post(scene: IceScene, blob: np.ndarray, x_off: int, y_off: int, 
     a far torso, so its width cannot tell it from a player; its shape can: a body widens into
     the sledge and pads at the ice, a post is the same thin upright line from the ice to the bar.
     """
-    posts = scene.goal_posts_rink_m
-    if posts is None or not len(posts) or not scene.cam.has_pose:
+    if not scene.cam.has_pose:
         return False  # without a pose the post's image axis is not known
-    d = np.linalg.norm(posts - contact_rink_m, axis=1)
-    k = int(np.argmin(d))
-    if d[k] > POST_REACH_M:
+    post = _post_within_reach(scene, contact_rink_m)
+    if post is None:
         return False
-    px, py = posts[k]
+    px, py = post
     uv, depth = scene.cam.image_from_rink(np.array([[px, py, 0.0], [px, py, scene.goal_height_m]]))
     if np.any(depth <= 0):
         return False
