@@ -258,10 +258,16 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         "depths_m": {str(obs.player_ids[k]): v["depth"] for k, v in depths.items()},
     }
     lt = last_touch_before(obs, i if obs.t_s[min(i + 1, obs.n_frames - 1)] > c.t_s else i + 1)
+    touch_unseen = False
     if lt is not None:
         kk = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[kk], "team": str(obs.player_team[kk]),
                             "t": float(obs.t_s[lt]), "xy_rink_m": p[lt]}
+        if not followed_since(obs, lt, i):
+            # An unseen stretch since that touch may hide another (a pass, a steal): who brought
+            # the puck in is not known from it (903 e needs it; the holder at the line may say).
+            ev["last_touch"]["unseen_since_s"] = unseen_since_s(obs, lt, i)
+            lt, touch_unseen = None, True
     cand = {k: v for k, v in depths.items() if k not in exempt}
     known = {k: v for k, v in cand.items() if np.isfinite(v["depth"])}
     sig_pos = float(obs.sigma_smoothed_m[i])
@@ -354,12 +360,38 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             ev["exemption"] = _carrier_clause(ctx, h, hd, i)
             if verdict != "offside":
                 rule = ev["exemption"]
+    if verdict == "offside" and touch_unseen and holder is None:
+        # 903 e: with the last touch lost in an unseen stretch and nobody holding the puck at
+        # the line, a defender may have brought it in: no offside can be called.
+        ev["reason"] = "who brought the puck in is unknown (an unseen stretch since the last touch): 903 e may apply"
+        return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", margin, sigma, "903 e", ev)
     if verdict == "offside":
         origin = ev.get("last_touch", {}).get("xy_rink_m")
         carried = holder is not None and obs.player_team[holder] == att
         ev["faceoff"] = _faceoff_spot(ctx, end, att, carried,
                                       None if origin is None else np.asarray(origin), puck_xy)
     return make_event(obs, "zone_entry", c.t_s, att, verdict, margin, sigma, rule, ev)
+
+
+#: The longest stretch without a measured puck between a touch and a line crossing over which
+#: that touch is still taken as the last one (903 e): a pass or a steal takes less.
+TOUCH_FOLLOWED_GAP_S = 0.5
+
+
+def unseen_since_s(obs, lt: int, i: int) -> float:
+    """The longest run of frames without a measured puck in (lt, i], s."""
+    meas = np.asarray(obs.puck_measured[lt + 1:i + 1], dtype=bool)
+    run = longest = 0
+    for m in meas:
+        run = 0 if m else run + 1
+        longest = max(longest, run)
+    return longest / obs.fps
+
+
+def followed_since(obs, lt: int, i: int) -> bool:
+    """Whether the puck was followed from the touch on frame ``lt`` to frame ``i`` (no unseen
+    stretch longer than ``TOUCH_FOLLOWED_GAP_S``)."""
+    return unseen_since_s(obs, lt, i) <= TOUCH_FOLLOWED_GAP_S
 
 
 def brought_by_defender(obs, lt: int | None, holder: int | None, dfn: str) -> bool:

@@ -314,3 +314,29 @@ def test_every_attacker_seen_means_a_skater_of_unknown_team_defends():
     e = of_type(c.run(), "zone_entry")[0]
     assert e["verdict"] == "onside"
     assert e["evidence"]["unknown_team_not_attackers"] == [4]
+
+
+def _defender_touch_then_unseen(unseen: range):
+    """A defender (20) touches the puck at frame 0 and stays back; the puck slides on at 2 m/s
+    over the blue line (frame ~29) past an attacker (2) standing completely over it."""
+    c = Clip(1.6)
+    c.puck = lambda t: (6.9 + 2.0 * t, 0.0)
+    c.player(20, "away", still(6.0, 0.0)).player(2, "home", still(12.0, 3.0))
+    c.touches = {0: 20}
+    c.inferred = set(unseen)
+    return of_type(c.run(), "zone_entry")[0]
+
+
+def test_903_e_a_defenders_touch_followed_to_the_line_brings_the_puck_in():
+    """903 e: the puck was followed from the defender's touch to the line (a 0.4 s unseen stretch)."""
+    e = _defender_touch_then_unseen(range(2, 14))
+    assert e["verdict"] == "onside" and e["rule"] == "903 e"
+
+
+def test_903_e_a_touch_lost_in_an_unseen_stretch_leaves_the_entry_open():
+    """903 e needs to know the defending team brought the puck in: after 0.77 s unseen another
+    touch may have happened, so neither the exception nor an offside (903 b1) can be called."""
+    e = _defender_touch_then_unseen(range(2, 25))
+    assert e["verdict"] == "inconclusive" and e["rule"] == "903 e"
+    assert e["evidence"]["last_touch"]["unseen_since_s"] == pytest.approx(23 / 30.0)
+    assert "903 e may apply" in e["evidence"]["reason"]
