@@ -89,12 +89,12 @@ def splits(a: argparse.Namespace) -> dict[str, list[int]]:
 
 
 # ---------------------------------------------------------------------------- render
-def stage_render(a: argparse.Namespace) -> dict:
+def render_clips(items: list[tuple[dict, Path]]) -> dict:
+    """Render each (spec with scenario, camera, seed; folder) not yet rendered → the failed ones."""
     from vision.sim.synth import synth_clip
 
     failed = []
-    for i in sum(splits(a).values(), []):
-        d, c = clip_dir(a, i), clip_spec(i)
+    for c, d in items:
         if (d / "truth.json").is_file() and (d / "clip.mp4").is_file():
             continue
         t0 = time.time()
@@ -106,6 +106,10 @@ def stage_render(a: argparse.Namespace) -> dict:
             continue
         log(f"render {d.name} ({time.time() - t0:.1f} s)")
     return {"failed": failed}
+
+
+def stage_render(a: argparse.Namespace) -> dict:
+    return render_clips([(clip_spec(i), clip_dir(a, i)) for i in sum(splits(a).values(), [])])
 
 
 # ---------------------------------------------------------------------------- patches
@@ -150,7 +154,7 @@ def clip_patches(clip: Path, every: int, rng: np.random.Generator):
     H = truth_calibration(truth)
     game = GameDescriptor.from_file(clip / "game.json")
     tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], goalkeeper_detector=None,
-                           puck_verifier=None)  # candidates as the classical detectors propose them
+                           puck_verifier=None, carry_verifier=None)  # as the classical detectors propose them
     tracker.propose_peaks = True  # and dark peaks: blades, shafts, pucks held against them
     for i, frame in iter_frames(clip / "clip.mp4"):
         if i >= len(H):
@@ -190,24 +194,23 @@ def clip_patches(clip: Path, every: int, rng: np.random.Generator):
             yield f"{clip.name}_{i:04d}_{name}", lab, patch
 
 
-def stage_patches(a: argparse.Namespace) -> dict:
+def write_patches(root: Path, split_clips: dict[str, list[Path]], patches_of) -> dict:
+    """Write ``patches_of(clip)``'s (name, label, patch) as ``root/SPLIT/{puck,background}/NAME.png``
+    for every rendered clip of each split (``root`` emptied first) → counts per split."""
     import cv2
 
-    root = a.data / "patches"
     shutil.rmtree(root, ignore_errors=True)
     counts: dict[str, dict[str, int]] = {}
-    rng = np.random.default_rng(0)
-    for split, idx in splits(a).items():
+    for split, clips in split_clips.items():
         counts[split] = {"background": 0, "puck": 0, "clips": 0}
         for cls in ("background", "puck"):
             (root / split / cls).mkdir(parents=True, exist_ok=True)
-        for i in idx:
-            d = clip_dir(a, i)
+        for d in clips:
             if not (d / "truth.json").is_file():
                 continue
             t0 = time.time()
             n0 = dict(counts[split])
-            for name, lab, patch in clip_patches(d, a.every, rng):
+            for name, lab, patch in patches_of(d):
                 cls = "puck" if lab == 1 else "background"
                 cv2.imwrite(str(root / split / cls / f"{name}.png"), patch)
                 counts[split][cls] += 1
@@ -215,6 +218,12 @@ def stage_patches(a: argparse.Namespace) -> dict:
             log(f"patches {split} {d.name}: +{counts[split]['puck'] - n0['puck']} puck, "
                 f"+{counts[split]['background'] - n0['background']} background ({time.time() - t0:.1f} s)")
     return counts
+
+
+def stage_patches(a: argparse.Namespace) -> dict:
+    rng = np.random.default_rng(0)
+    return write_patches(a.data / "patches", {k: [clip_dir(a, i) for i in v] for k, v in splits(a).items()},
+                         lambda d: clip_patches(d, a.every, rng))
 
 
 # ---------------------------------------------------------------------------- train
@@ -237,7 +246,8 @@ def stage_train(a: argparse.Namespace) -> dict:
     return ultralytics_train("yolo11n-cls.yaml", train_args(a), a.threads)
 
 
-def stage_onnx(a: argparse.Namespace) -> dict:
+def stage_onnx(a: argparse.Namespace, dest: Path | None = None) -> dict:
+    """Export the best checkpoint to ``dest`` (default: the shipped verifier, ``models/puck_verifier.onnx``)."""
     import torch
 
     _offline_ultralytics()
@@ -245,16 +255,17 @@ def stage_onnx(a: argparse.Namespace) -> dict:
 
     from vision.puck_verifier import DEFAULT_MODEL_PATH, PATCH_PX
 
+    dest = DEFAULT_MODEL_PATH if dest is None else dest
     w = a.runs / "yolo11n_cls" / "weights"
     ckpt = next((w / n for n in ("best.pt", "last.pt") if (w / n).is_file()), None)
     if ckpt is None:
         raise FileNotFoundError(f"no checkpoint in {w}")
     f = YOLO(str(ckpt)).export(format="onnx", imgsz=PATCH_PX, opset=17, dynamic=True, simplify=True, device="cpu")
-    shutil.copyfile(f, DEFAULT_MODEL_PATH)
+    shutil.copyfile(f, dest)
     ck = torch.load(str(ckpt), map_location="cpu", weights_only=False)
     info = {"checkpoint": str(ckpt), "checkpoint_epoch": int(ck.get("epoch", -1)),
-            "onnx_bytes": DEFAULT_MODEL_PATH.stat().st_size, "dynamic_batch": True}
-    log(f"onnx: {ckpt} -> {DEFAULT_MODEL_PATH} ({info['onnx_bytes'] / 1e6:.2f} MB)")
+            "onnx_bytes": dest.stat().st_size, "dynamic_batch": True}
+    log(f"onnx: {ckpt} -> {dest} ({info['onnx_bytes'] / 1e6:.2f} MB)")
     return info
 
 
@@ -282,26 +293,24 @@ def roc_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
-def stage_heldout(a: argparse.Namespace) -> dict:
-    from vision.puck_verifier import PuckVerifier
+def score_heldout(model, items: list[tuple[dict, Path]], patches_of, thresholds=(0.5,)) -> dict:
+    """Render each held-out (spec with ``look``, folder) if needed, cut its patches with
+    ``patches_of(clip)`` and score them with ``model`` (a ``PuckVerifier``) → per camera preset
+    and ``all``: patch counts, ROC AUC, recall and false-positive rate at each threshold."""
     from vision.sim.looks import held_out_look
     from vision.sim.synth import synth_clip
 
-    verifier = PuckVerifier()
-    rng = np.random.default_rng(1)
     scores: dict[str, dict[str, list[float]]] = {}
-    for i in range(a.n_heldout_clips):
-        c = heldout_spec(i)
-        d = a.data / "heldout" / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+    for c, d in items:
         if not (d / "truth.json").is_file():
             synth_clip(c["scenario"], c["camera"], c["seed"], d, width=1280, height=720, fps=30,
                        look=held_out_look(c["look"]))
         got = scores.setdefault(c["camera"], {"puck": [], "background": []})
-        names, labs, patches = [], [], []
-        for name, lab, patch in clip_patches(d, a.every, rng):
-            names.append(name), labs.append(lab), patches.append(patch)
+        labs, patches = [], []
+        for _, lab, patch in patches_of(d):
+            labs.append(lab), patches.append(patch)
         if patches:
-            p = verifier.probabilities(np.stack(patches))
+            p = model.probabilities(np.stack(patches))
             for lab, pi in zip(labs, p):
                 got["puck" if lab == 1 else "background"].append(float(pi))
         log(f"heldout {d.name} ({c['look']}): {sum(labs)} puck, {len(labs) - sum(labs)} background patches")
@@ -309,40 +318,58 @@ def stage_heldout(a: argparse.Namespace) -> dict:
     for cam, got in sorted(scores.items()) + [("all", {k: sum((g[k] for g in scores.values()), [])
                                                          for k in ("puck", "background")})]:
         pos, neg = np.asarray(got["puck"]), np.asarray(got["background"])
-        out[cam] = {"puck_patches": int(len(pos)), "background_patches": int(len(neg)),
-                    "recall_at_0.5": float(np.mean(pos >= 0.5)) if len(pos) else None,
-                    "false_positive_rate_at_0.5": float(np.mean(neg >= 0.5)) if len(neg) else None,
-                    "roc_auc": roc_auc(pos, neg)}
+        out[cam] = {"puck_patches": int(len(pos)), "background_patches": int(len(neg)), "roc_auc": roc_auc(pos, neg)}
+        for thr in thresholds:
+            out[cam][f"recall_at_{thr}"] = float(np.mean(pos >= thr)) if len(pos) else None
+            out[cam][f"false_positive_rate_at_{thr}"] = float(np.mean(neg >= thr)) if len(neg) else None
         log(f"heldout {cam}: {out[cam]}")
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--stages", default="render,patches,train,onnx,heldout")
-    p.add_argument("--data", type=Path, default=REPO / "datasets" / "puck_verifier")
-    p.add_argument("--runs", type=Path, default=REPO / "runs" / "puck_verifier")
-    for k, v in DEFAULTS.items():
+def stage_heldout(a: argparse.Namespace) -> dict:
+    from vision.puck_verifier import PuckVerifier
+
+    rng = np.random.default_rng(1)
+    items = []
+    for i in range(a.n_heldout_clips):
+        c = heldout_spec(i)
+        items.append((c, a.data / "heldout" / f"{c['scenario']}_{c['camera']}_{c['seed']}"))
+    return score_heldout(PuckVerifier(), items, lambda d: clip_patches(d, a.every, rng))
+
+
+def run_stages(argv: list[str] | None, description: str, defaults: dict, seed_base: int, name: str,
+               stages: dict) -> int:
+    """Parse ``--stages``, ``--data``, ``--runs`` and ``defaults`` as options; run the stages in order,
+    each one's result and wall time recorded in ``models/{name}_train.json``."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--stages", default=",".join(stages))
+    p.add_argument("--data", type=Path, default=REPO / "datasets" / name)
+    p.add_argument("--runs", type=Path, default=REPO / "runs" / name)
+    for k, v in defaults.items():
         p.add_argument("--" + k.replace("_", "-"), type=type(v), default=v)
     a = p.parse_args(argv)
     a.data, a.runs = a.data.resolve(), a.runs.resolve()
     a.data.mkdir(parents=True, exist_ok=True)
-    record_path = REPO / "models" / "puck_verifier_train.json"
+    record_path = REPO / "models" / f"{name}_train.json"
     record = json.loads(record_path.read_text()) if record_path.is_file() else {}
-    record["settings"] = {k: getattr(a, k) for k in DEFAULTS} | {"seed_base": SEED_BASE}
+    record["settings"] = {k: getattr(a, k) for k in defaults} | {"seed_base": seed_base}
     record["hardware"] = hardware()
-    stages = {"render": stage_render, "patches": stage_patches, "train": stage_train, "onnx": stage_onnx,
-              "heldout": stage_heldout}
     names = [s.strip() for s in a.stages.split(",") if s.strip()]
     unknown = [s for s in names if s not in stages]
     if unknown:
         raise SystemExit(f"unknown stage(s) {unknown}; known: {list(stages)}")
-    for name in names:  # each stage's result under its name, its wall time in stage_wall_s
+    for stage in names:  # each stage's result under its name, its wall time in stage_wall_s
         t0 = time.time()
-        record[name] = stages[name](a)
-        record.setdefault("stage_wall_s", {})[name] = round(time.time() - t0, 1)
+        record[stage] = stages[stage](a)
+        record.setdefault("stage_wall_s", {})[stage] = round(time.time() - t0, 1)
         record_path.write_text(json.dumps(record, indent=1, default=str) + "\n")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_stages(argv, __doc__.splitlines()[0], DEFAULTS, SEED_BASE, "puck_verifier",
+                      {"render": stage_render, "patches": stage_patches, "train": stage_train, "onnx": stage_onnx,
+                       "heldout": stage_heldout})
 
 
 if __name__ == "__main__":

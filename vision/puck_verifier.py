@@ -13,7 +13,9 @@ function cuts the training patches (``models/puck_patch_data.py``) and the run-t
 ones, so the two cannot drift apart.
 
 The model is an ultralytics classification network (``models/train_puck_verifier.py``,
-card ``models/puck_verifier.md``) exported to ONNX; at run time only ONNX Runtime.
+card ``models/puck_verifier.md``) exported to ONNX; at run time only ONNX Runtime. The same
+class runs the carry model (``models/carry_verifier.md``), which judges the dark spots beside
+the players (``near_players``, ``reach_windows_px``) for a puck held against a stick blade.
 Input: (N, 3, PATCH_PX, PATCH_PX) float32 RGB in [0, 1] (ultralytics' classify
 preprocessing with mean 0, std 1); output: (N, 2) class probabilities, classes in
 folder order (``background``, ``puck``).
@@ -28,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.detections import PUCK, Detections
+from vision.possession import CARRY_REACH_M
 from vision.puck import empty_candidates
 
 #: Where the trained model ships.
@@ -146,6 +149,69 @@ def dark_peaks(v_full: np.ndarray, scene, detector, roi_xyxy_px: tuple[int, int,
     return Detections.from_centers(xy_px, np.stack([ext_px, ext_px], axis=1), np.zeros(n), class_id=PUCK,
                                    xy_rink_m=xy_rink, area_px=area, expected_area_px=area, contrast=rel,
                                    isolation=np.zeros(n), motion=np.zeros(n))
+
+
+def near_players(peaks: Detections, seats_xy_rink_m: list[np.ndarray] | np.ndarray,
+                 reach_m: float = CARRY_REACH_M) -> Detections:
+    """The proposals within a carrier's reach of a player: where a carried puck can be.
+
+    Args:
+        peaks: proposals with ``xy_rink_m`` (N, 2), rink m.
+        seats_xy_rink_m: (P, 2) the players' seats (blade midpoints), rink m.
+        reach_m: the farthest a carried puck is from its carrier's seat, m
+            (``vision.possession.CARRY_REACH_M``).
+
+    Returns:
+        The proposals within ``reach_m`` of some seat (none when there are no players).
+    """
+    seats = np.asarray(seats_xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    if not len(peaks) or not len(seats):
+        return peaks[np.zeros(len(peaks), bool)]
+    d = np.linalg.norm(np.asarray(peaks.data["xy_rink_m"], dtype=np.float64)[:, None] - seats[None], axis=2)
+    return peaks[d.min(axis=1) <= reach_m]
+
+
+def reach_windows_px(cam, seats_xy_rink_m: list[np.ndarray] | np.ndarray, width: int, height: int,
+                     reach_m: float = CARRY_REACH_M) -> list[tuple[int, int, int, int]]:
+    """Image windows that hold every point within ``reach_m`` of a seat, overlapping ones merged.
+
+    Args:
+        cam: the frame's ``vision.geometry.PlaneCamera``.
+        seats_xy_rink_m: (P, 2) the players' seats, rink m.
+        width, height: the image size, px.
+        reach_m: half side of the square around each seat, m.
+
+    Returns:
+        [(x0, y0, x1, y1)] px, clipped to the image, pairwise disjoint boxes (a box that
+        overlaps another is replaced by their bounding box until none do).
+    """
+    seats = np.asarray(seats_xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    boxes: list[list[int]] = []
+    corners = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * reach_m
+    for seat in seats:
+        xyz = np.column_stack([seat + corners, np.zeros(4)])
+        uv, depth = cam.image_from_rink(xyz)
+        if not np.all(depth > 0) or not np.isfinite(uv).all():
+            continue
+        x0, y0 = np.floor(uv.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(uv.max(axis=0)).astype(int) + 1
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x1 > x0 and y1 > y0:
+            boxes.append([x0, y0, x1, y1])
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [tuple(b) for b in boxes]
 
 
 class PuckVerifier:

@@ -22,7 +22,10 @@ measurements (out of the gate, or oversized) are not used, and the record stays
 ``measured: false`` on the prediction instead of a wrongly projected point.
 Touches: when a gated measurement shows an abrupt velocity change (Δv above
 ``touch_dv_mps``), the nearest player within stick reach is reported as
-``touch`` on that frame.
+``touch`` on that frame. A puck held against a stick blade merges with the blade and no
+classical candidate holds it: while none does, the dark spots beside the players are
+judged by a learned carry model (``FrameTracker._carried_candidates``,
+``models/carry_verifier.md``) and those it accepts are candidates too.
 
 Players (``PlayerTracker``): a compact tracker in rink metres — a
 constant-velocity Kalman filter per track, Hungarian assignment
@@ -68,6 +71,7 @@ import functools
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -85,7 +89,7 @@ from vision.learned import DEFAULT_CLASS_NAMES
 from vision.puck import PuckDetector, StreakDetector, max_channel
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
-from vision.puck_verifier import dark_peaks
+from vision.puck_verifier import CARRY_REACH_M, dark_peaks, near_players, reach_windows_px
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 # A seated player's legs, from the seat to the feet at the sledge's front (IPC 300 g: the frame
@@ -169,6 +173,26 @@ FLIGHT_REPORT_MAX_RMS_SIGMA = 1.0
 NEAR_PLAYER_COAST_FRAMES = 3
 #: Players are detected this many times a second of video (``FrameTracker``'s keyframes), 1/s.
 PLAYER_DETECT_HZ = 15.0
+
+#: The carry model (``FrameTracker._carried_candidates``): where it ships, the least probability
+#: that makes a dark spot beside a player a candidate, the score such a candidate gets (above
+#: ``PuckTracker.acquire_score``, below ``confident_score``: three consistent frames start a
+#: track), the most spots judged per frame (darkest first) and proposed per player window.
+CARRY_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "carry_verifier.onnx"
+CARRY_ACCEPT_P = 0.8
+CARRY_SCORE = 0.5
+CARRY_MAX_PATCHES = 24
+CARRY_PEAKS_PER_WINDOW = 12
+#: The fastest a puck travels between two sightings when the second is at a carrier's stick
+#: (a hard pass; a shot is not received on a stick), m/s.
+CARRY_MAX_PUCK_SPEED_MPS = 30.0
+#: The carry model was trained on 1280×720 renders only; on 640×360 frames (a broadcast puck ~1.3 px
+#: across, its patch padded to the 12 px floor) it accepted bare blades for 90 % of its spots
+#: (tests/vision/test_sim_clip.py), so smaller frames are not shown to it, px.
+CARRY_MIN_FRAME_HEIGHT_PX = 600
+#: While there is no puck track the carry model looks at every this many frames (every frame for
+#: two frames after it accepts a spot): the search costs ~4 ms a frame.
+CARRY_IDLE_EVERY = 3
 
 
 # ---------------------------------------------------------------------- filter
@@ -832,6 +856,9 @@ class PuckTracker:
         if len(cands):
             oversize = cands.data["area_px"] > self.airborne_area_ratio * np.maximum(cands.data["expected_area_px"], 2.0) + 2
         moved = np.asarray(cands.data.get("moved", np.zeros(len(cands))), dtype=bool) & ~oversize
+        # A puck the carry model sees at a stick moves with its carrier: not a static mark that a
+        # moving chain elsewhere should take the track from.
+        held = moved | (np.asarray(cands.data.get("carry_p", np.zeros(len(cands))), dtype=np.float64) > 0)
         chain = self._moved_chain(frame_index, xy[moved])
         if (chain is not None and self.kf is not None and frame_index - self._last_moved_meas > 3
                 and self.kf.mahalanobis2(chain[0], float(np.min(meas_sigma_m[moved]))) > GATE_CHI2):
@@ -851,7 +878,7 @@ class PuckTracker:
                 if cost < best_cost:
                     best, best_cost = j, cost
             if best >= 0:
-                if moved[best]:
+                if held[best]:
                     self._last_moved_meas = frame_index
                 v_prior = self.kf.v
                 self.kf.update(xy[best], meas_sigma_m[best])
@@ -867,7 +894,7 @@ class PuckTracker:
             kicked = self._try_kick(frame_index, xy, score, oversize, moved)
             if kicked is not None:
                 j, v_prior = kicked
-                if moved[j]:
+                if held[j]:
                     self._last_moved_meas = frame_index
                 rec = self._record(True)
                 touch = self._touch(frame_index, xy[j], v_prior, players)
@@ -1171,7 +1198,7 @@ class FrameTracker:
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
                  goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33,
                  puck_verifier: Any = "default", player_detect_hz: float | None = PLAYER_DETECT_HZ,
-                 body: PlayerBody | None = None) -> None:
+                 body: PlayerBody | None = None, carry_verifier: Any = "default") -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -1224,8 +1251,17 @@ class FrameTracker:
         self.verifier_veto_p = 0.2
         # Dark-peak proposals (``vision.puck_verifier.dark_peaks``), reported in ``obs.puck_peaks``
         # only, not tracked: the verifier cannot yet tell a puck held at a blade from a bare blade
-        # (see ``_verify``). The training recipe turns them on to cut its patches.
-        self.propose_peaks = False
+        # (see ``_verify``). The training recipes turn them on to cut their patches: True = around
+        # the puck's prediction (the verifier's), "carry" = beside the players (``_carry_spots``,
+        # the carry model's).
+        self.propose_peaks: bool | str = False
+        # The learned carry model (``models/carry_verifier.onnx``) looks at the dark spots within
+        # a carrier's reach of the players while no classical candidate holds the puck: a puck
+        # held against a stick blade (``_carried_candidates``). "default" = the shipped model.
+        self.carry_verifier = _default_carry_verifier() if carry_verifier == "default" else carry_verifier
+        self.carry_accept_p = CARRY_ACCEPT_P
+        self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
+        self._last_puck_seen: tuple[int, np.ndarray] | None = None  # (frame, (2,) rink m) of the last measured record
 
     def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
         """Process one frame.
@@ -1299,14 +1335,20 @@ class FrameTracker:
         moving.data["moved"] = np.ones(len(moving))
         cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         peaks = None
-        if self.propose_peaks:
+        if self.propose_peaks == "carry":  # the spots the carry model judges (its recipe's patches)
+            peaks = self._carry_spots(v_full, scene, cam, lens_map, cands, players)
+        elif self.propose_peaks:
             peaks = self._peaks(v_full, scene, cam, lens_map, cands, roi if self.puck.active else None)
         if self.puck_verifier is not None:
             self._verify(frame_bgr, cands)
             cands = cands[cands.confidence >= self.puck_detector.config.min_score]
+        if self.carry_verifier is not None and players:
+            cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, players)
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
+        if puck is not None and puck.get("measured"):
+            self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
         self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index))
@@ -1321,14 +1363,81 @@ class FrameTracker:
         return True
 
     def _peaks(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
-               roi: tuple[int, int, int, int] | None) -> Detections:
+               roi: tuple[int, int, int, int] | None, max_peaks: int = 32) -> Detections:
         """Dark-peak proposals not already among ``cands`` (farther than 0.6 puck widths + 1.5 px)."""
-        peaks = self._to_rink(dark_peaks(v_full, scene, self.puck_detector, roi), cam, lens_map)
+        peaks = self._to_rink(dark_peaks(v_full, scene, self.puck_detector, roi, max_peaks=max_peaks), cam, lens_map)
         if len(peaks) and len(cands):
             d = np.linalg.norm(peaks.data["centre_xy_px"][:, None] - cands.data["centre_xy_px"][None], axis=2)
             ext = np.sqrt(np.maximum(peaks.data["expected_area_px"], 1.0))
             peaks = peaks[np.all(d > 0.6 * ext[:, None] + 1.5, axis=1)]
         return peaks
+
+    def _carried_candidates(self, frame_bgr: np.ndarray, frame_index: int, v_full: np.ndarray, scene: Any,
+                            cam: PlaneCamera, lens_map, cands: Detections, players: list[dict]) -> Detections:
+        """``cands`` and, while none of them is a strong one in the puck's gate, the dark spots
+        beside the players that the carry model sees a puck in (score ``CARRY_SCORE``, ``carry_p``).
+
+        A carried puck merges with the stick blade it is held against: the classical detectors
+        judge that dark object as a whole and refuse it (too long, joined to a shaft). Dark peaks
+        (``dark_peaks``) within a carrier's reach of a player's seat are cut as patches and judged
+        by a classifier trained on such spots (``models/carry_verifier.md``). A spot farther from
+        the last measured puck than a pass could have taken it since (``CARRY_MAX_PUCK_SPEED_MPS``)
+        is a bare blade or a sledge's nose, whatever the model says.
+        """
+        if frame_bgr.shape[0] < CARRY_MIN_FRAME_HEIGHT_PX:
+            return cands  # frames smaller than the model ever saw (it takes blades for pucks there)
+        strong = cands[np.asarray(cands.confidence) >= self.puck.acquire_score] if len(cands) else cands
+        if len(strong) and (self.puck.kf is None or _has_gated(self.puck, strong)):
+            return cands
+        if self.puck.kf is None and frame_index > self._carry_awake_until and frame_index % CARRY_IDLE_EVERY:
+            return cands  # no track: looked at every few frames until a spot is accepted
+        reach = np.inf
+        if self._last_puck_seen is not None:
+            f0, xy0 = self._last_puck_seen
+            reach = CARRY_MAX_PUCK_SPEED_MPS * max(frame_index - f0, 1) / self.fps + CARRY_REACH_M
+            # Only players whose reach a pass from there could have got to are searched.
+            players = [p for p in players
+                       if np.linalg.norm(np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0) - xy0)
+                       <= reach + CARRY_REACH_M]
+        peaks = self._carry_spots(v_full, scene, cam, lens_map, cands, players) if players else Detections.empty()
+        if len(peaks) and self._last_puck_seen is not None:
+            peaks = peaks[np.linalg.norm(peaks.data["xy_rink_m"] - self._last_puck_seen[1], axis=1) <= reach]
+        if not len(peaks):
+            return cands
+        try:
+            p = np.asarray(self.carry_verifier(frame_bgr, peaks.data["centre_xy_px"], peaks.data["expected_area_px"]),
+                           dtype=np.float64).reshape(len(peaks))
+        except Exception as exc:  # a failing model must not cost the frame
+            warnings.warn(f"carry verifier failed ({exc!r}); no carried-puck candidates from now on")
+            self.carry_verifier = None
+            return cands
+        ok = p >= self.carry_accept_p
+        got = peaks[ok]
+        if not len(got):
+            return cands
+        self._carry_awake_until = frame_index + 2  # every frame now: a track needs three in a row
+        got.confidence = np.full(len(got), CARRY_SCORE)
+        got.data["carry_p"] = p[ok]
+        got = _with_streak_keys(got)
+        cands = _with_streak_keys(cands)
+        for a, b in ((got, cands), (cands, got)):  # the same data keys on both sides, zeros where absent
+            for k, v in b.data.items():
+                if k not in a.data:
+                    a.data[k] = np.zeros((len(a),) + np.asarray(v).shape[1:])
+        return Detections.merge([cands, got])
+
+    def _carry_spots(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
+                     players: list[dict]) -> Detections:
+        """The dark spots within a carrier's reach of the players (not already among ``cands``),
+        at most ``CARRY_MAX_PATCHES``, the darkest first: what the carry model judges."""
+        seats = [np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0) for p in players]
+        # Searched player by player (the dark spots of a window around each carrier's reach), so
+        # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
+        h, w = v_full.shape[:2]
+        parts = [self._peaks(v_full, scene, cam, lens_map, cands, box, max_peaks=CARRY_PEAKS_PER_WINDOW)
+                 for box in reach_windows_px(cam, seats, w, h)]
+        peaks = near_players(_with_streak_keys(Detections.merge([_with_streak_keys(q) for q in parts])), seats)
+        return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:CARRY_MAX_PATCHES]]
 
     def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:
         """Veto candidates the learned verifier does not see a puck in (in place).
@@ -1676,18 +1785,32 @@ def _default_goalkeeper_detector():
         return None
 
 
+def _load_patch_classifier(path: Path, what: str, without: str):
+    """``PuckVerifier(path)``, or None when the file is missing or ONNX Runtime cannot load it
+    (said as "``what`` PATH not loaded (...); ``without``")."""
+    from vision.puck_verifier import PuckVerifier
+
+    if not path.is_file():
+        return None
+    try:
+        return PuckVerifier(path)
+    except Exception as exc:  # a damaged model must not stop the analysis
+        warnings.warn(f"{what} {path} not loaded ({exc!r}); {without}")
+        return None
+
+
 @functools.lru_cache(maxsize=1)
 def _default_puck_verifier():
     """The shipped puck verifier, or None (no model file, or one ONNX Runtime cannot load: said once)."""
-    from vision.puck_verifier import DEFAULT_MODEL_PATH, PuckVerifier
+    from vision.puck_verifier import DEFAULT_MODEL_PATH
 
-    if not DEFAULT_MODEL_PATH.is_file():
-        return None
-    try:
-        return PuckVerifier(DEFAULT_MODEL_PATH)
-    except Exception as exc:  # a damaged model must not stop the analysis: classical scores only
-        warnings.warn(f"puck verifier {DEFAULT_MODEL_PATH} not loaded ({exc!r}); classical puck scores only")
-        return None
+    return _load_patch_classifier(DEFAULT_MODEL_PATH, "puck verifier", "classical puck scores only")
+
+
+@functools.lru_cache(maxsize=1)
+def _default_carry_verifier():
+    """The shipped carry model, or None (no model file, or one ONNX Runtime cannot load: said once)."""
+    return _load_patch_classifier(CARRY_MODEL_PATH, "carry model", "no carried-puck candidates")
 
 
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:

@@ -189,3 +189,32 @@ def test_shipped_verifier_tells_the_puck_from_what_else_looks_dark(heldout_score
     assert np.mean(far >= 0.5) <= MAX_FALSE_POSITIVE_RATE
     # At run time the verifier only vetoes (p < FrameTracker.verifier_veto_p): it must not veto the puck.
     assert np.mean(puck < 0.2) <= MAX_VETOED_PUCK_SHARE
+
+
+# ------------------------------------------------------------------ proposals near the players
+def test_only_spots_within_a_carriers_reach_of_a_seat_are_kept():
+    from vision.detections import Detections
+    from vision.puck_verifier import CARRY_REACH_M, near_players
+
+    # Seats at (0, 0) and (10, 5) m; spots 1.4 m and 1.6 m from the first, 0.5 m from the second.
+    xy = np.array([[1.4, 0.0], [0.0, -1.6], [10.5, 5.0], [5.0, 5.0]])
+    peaks = Detections.from_centers(np.zeros((4, 2)), np.ones((4, 2)), np.zeros(4), xy_rink_m=xy)
+    kept = near_players(peaks, [np.array([0.0, 0.0]), np.array([10.0, 5.0])])
+    assert CARRY_REACH_M == pytest.approx(1.5)
+    assert kept.data["xy_rink_m"].tolist() == [[1.4, 0.0], [10.5, 5.0]]
+    assert len(near_players(peaks, [])) == 0  # no players, nobody carries
+
+
+def test_reach_windows_cover_each_seats_square_and_merge_where_they_overlap():
+    from vision.geometry import PlaneCamera
+    from vision.puck_verifier import reach_windows_px
+
+    # Top-down: 10 px per metre, rink (0, 0) at image (100, 100), y down the image.
+    H_image_from_rink = np.array([[10.0, 0.0, 100.0], [0.0, 10.0, 100.0], [0.0, 0.0, 1.0]])
+    cam = PlaneCamera.from_homography(np.linalg.inv(H_image_from_rink), 400, 300)
+    # Seats 2 m apart (their 3 m squares overlap) and one 20 m away, reach 1.5 m = 15 px.
+    boxes = sorted(reach_windows_px(cam, [[0.0, 0.0], [2.0, 0.0], [20.0, 5.0]], 400, 300, reach_m=1.5))
+    assert boxes == [(85, 85, 136, 116), (285, 135, 316, 166)]
+    # A seat near the image's corner: its window is clipped to the image.
+    assert reach_windows_px(cam, [[-9.5, -9.5]], 400, 300, reach_m=1.5) == [(0, 0, 21, 21)]
+    assert reach_windows_px(cam, [], 400, 300) == []

@@ -1,0 +1,200 @@
+"""Training recipe of ``models/carry_verifier.onnx`` (is there a puck at this dark spot beside a player?).
+
+The puck verifier (``models/train_puck_verifier.py``) judges the classical detectors'
+candidates, which are rarely a puck held against a stick blade. This model looks at
+the dark peaks (``vision.puck_verifier.dark_peaks``) within a carrier's reach of a
+tracked player (``vision.puck_verifier.near_players``): stick blades, shafts, sledge
+noses, gloves, and the carried puck. Same patch geometry and network as the verifier;
+the training data is where a puck is carried.
+
+Run with torch + ultralytics installed (the ``train`` extra; never needed at run time)::
+
+    .venv/bin/pip install -e '.[train]'
+    nice -n 5 .venv/bin/python models/train_carry_verifier.py              # all stages
+
+Stages (each reads what the previous one wrote):
+
+1. ``render``: 1280x720 simulator clips, 30 fps, each scenario's own length, seeds
+   ``SEED_BASE`` + i; every other clip is a carry scenario (``CARRY_SCENARIOS``), the rest
+   cycle over the verifier's sledge scenarios (bare blades of players without the puck);
+   camera presets cycle (``CAMERAS``); looks drawn from the seed (never a held-out look).
+   Seeds are disjoint from the suite's (7000+), the tuning renders (400-499), the puck
+   verifier's (300-339) and the held-out range (900000+).
+2. ``patches``: every clip is tracked as at run time (``vision.tracking.FrameTracker`` with
+   the true homography and lens); on every ``--every``-th frame the spots the model judges at
+   run time (``FrameTracker._carry_spots``: dark peaks within a carrier's reach of the tracked
+   players, the darkest ``CARRY_MAX_PATCHES``) are labelled against the true puck projected
+   with the true camera:
+   ``puck`` within 0.6 extents + 1.5 px of a puck at least half visible, ``background``
+   farther than 2.5 extents + 3 px, in between not used; airborne frames (z > 3 cm)
+   skipped; one jittered patch at the true puck when it is half visible and near a
+   tracked player. At most ``--max-background`` background peaks per frame, drawn at random;
+   then the training split keeps ``--background-per-puck`` background patches per puck patch.
+3. ``train``: ultralytics classification (``yolo11n-cls.yaml``, from scratch), CPU, wall
+   budget ``--hours``.
+4. ``onnx``: the best checkpoint to ``models/carry_verifier.onnx`` (dynamic batch).
+5. ``heldout``: ``--n-heldout-clips`` carry clips with held-out seeds and looks, cut as in
+   ``patches``, scored with the shipped ONNX model: recall and false-positive rate at
+   p >= 0.5, 0.8 (the run-time threshold) and 0.9, ROC AUC, per camera preset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_puck_verifier import (  # noqa: E402
+    SCENARIOS, label_candidates, render_clips, run_stages, score_heldout, splits, stage_onnx, stage_train,
+    true_puck_px, write_patches,
+)
+
+#: Scenarios whose puck is held at a stick blade for most of the clip.
+CARRY_SCENARIOS = ("onside_carried", "offside_carried", "offside_backwards_control", "defender_carries_in")
+#: Camera presets cycled over (goal cameras rarely see a carry).
+CAMERAS = ("broadcast", "blueline", "broadcast", "overhead", "broadcast", "goalcam", "blueline")
+SEED_BASE = 2000
+HELD_OUT_SEED_BASE = 900_300  # evaluation only, with the held-out looks
+MODEL_PATH = REPO / "models" / "carry_verifier.onnx"
+
+DEFAULTS = {
+    "n_train_clips": 72,
+    "n_val_clips": 8,
+    "every": 1,
+    "max_background": 24,
+    "background_per_puck": 6.0,
+    "hours": 0.35,
+    "batch": 64,
+    "threads": 2,
+    "n_heldout_clips": 8,
+}
+
+
+def clip_spec(i: int) -> dict:
+    """Clip i (training first, then validation): scenario, camera and seed."""
+    s = SEED_BASE + i
+    scen = CARRY_SCENARIOS[(i // 2) % len(CARRY_SCENARIOS)] if i % 2 == 0 else SCENARIOS[(i // 2) % len(SCENARIOS)]
+    return {"scenario": scen, "camera": CAMERAS[i % len(CAMERAS)], "seed": s}
+
+
+def clip_dir(a: argparse.Namespace, i: int) -> Path:
+    c = clip_spec(i)
+    return a.data / "clips" / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+
+
+def stage_render(a: argparse.Namespace) -> dict:
+    return render_clips([(clip_spec(i), clip_dir(a, i)) for i in sum(splits(a).values(), [])])
+
+
+def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Generator):
+    """Yield (name, label, patch (PATCH_PX, PATCH_PX, 3) uint8) for one clip."""
+    from calibration.rink import RinkModel
+    from rulesfromvideo.game import GameDescriptor
+    from vision.evaluation import load_truth, truth_calibration
+    from vision.puck_verifier import CARRY_REACH_M, crop_patches, patch_side_px
+    from vision.tracking import FrameTracker
+    from vision.video import iter_frames
+
+    truth = load_truth(clip)
+    H = truth_calibration(truth)
+    game = GameDescriptor.from_file(clip / "game.json")
+    # Candidates as the classical detectors propose them, without either learned model.
+    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], puck_verifier=None, carry_verifier=None)
+    tracker.propose_peaks = "carry"  # the spots beside the players that the model judges at run time
+    for i, frame in iter_frames(clip / "clip.mp4"):
+        if i >= len(H):
+            break
+        obs = tracker.update(frame, i, i / truth["fps"], H[i])
+        if i % every or H[i] is None or obs.puck_peaks is None:
+            continue
+        tp = true_puck_px(truth["frames"][i])
+        if tp is not None and tp[2] > 0.03:
+            continue  # in the air
+        seats = [np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0) for p in obs.players]
+        peaks = obs.puck_peaks
+        c = np.asarray(peaks.data["centre_xy_px"], dtype=np.float64).reshape(-1, 2)
+        area = np.asarray(peaks.data["expected_area_px"], dtype=np.float64)
+        lab = label_candidates(c, np.sqrt(np.maximum(area, 1.0)), tp)
+        neg = np.flatnonzero(lab == 0)
+        neg = set(rng.choice(neg, size=min(max_background, len(neg)), replace=False).tolist()) if len(neg) else set()
+        keep = [j for j in range(len(c)) if lab[j] == 1 or j in neg]
+        centres, areas = [c[j] for j in keep], [area[j] for j in keep]
+        labels, names = [int(lab[j]) for j in keep], [f"p{j}" for j in keep]
+        if tp is not None and tp[1] >= 0.5 and tracker._cam is not None:
+            xy_rink = np.array([[truth["frames"][i]["puck"]["x"], truth["frames"][i]["puck"]["y"]]])
+            if seats and np.linalg.norm(np.asarray(seats) - xy_rink, axis=1).min() <= CARRY_REACH_M:
+                a_exp, _ = tracker.puck_detector.expected_size_px(tracker._cam, xy_rink)
+                ext = float(np.sqrt(max(a_exp[0], 1.0)))
+                centres.append(tp[0] + rng.uniform(-0.3, 0.3, 2) * ext), areas.append(float(a_exp[0]))
+                labels.append(1), names.append("t")
+        if not centres:
+            continue
+        patches = crop_patches(frame, np.array(centres), patch_side_px(np.array(areas)))
+        for name, lab_j, patch in zip(names, labels, patches):
+            yield f"{clip.name}_{i:04d}_{name}", lab_j, patch
+
+
+def stage_patches(a: argparse.Namespace) -> dict:
+    rng = np.random.default_rng(0)
+    root = a.data / "patches"
+    counts = write_patches(root, {k: [clip_dir(a, i) for i in v] for k, v in splits(a).items()},
+                           lambda d: clip_patches(d, a.every, a.max_background, rng))
+    counts["train"]["background_dropped"] = balance(root / "train", a.background_per_puck, np.random.default_rng(0))
+    counts["train"]["background"] -= counts["train"]["background_dropped"]
+    return counts
+
+
+def balance(split_dir: Path, background_per_puck: float, rng: np.random.Generator) -> int:
+    """Delete random background patches beyond ``background_per_puck`` per puck patch → how many.
+
+    Spots beside players outnumber carried pucks ~17 to 1; fewer of them keep an epoch short
+    and the two classes' losses comparable (validation keeps them all).
+    """
+    bg = sorted((split_dir / "background").glob("*.png"))
+    n_keep = int(background_per_puck * len(list((split_dir / "puck").glob("*.png"))))
+    drop = rng.choice(len(bg), size=max(0, len(bg) - n_keep), replace=False) if len(bg) > n_keep else []
+    for j in drop:
+        bg[j].unlink()
+    return int(len(drop))
+
+
+def stage_carry_onnx(a: argparse.Namespace) -> dict:
+    return stage_onnx(a, MODEL_PATH)
+
+
+def heldout_spec(i: int) -> dict:
+    from vision.sim.looks import HELD_OUT_LOOKS
+
+    looks = sorted(HELD_OUT_LOOKS)
+    return {"scenario": CARRY_SCENARIOS[i % len(CARRY_SCENARIOS)], "camera": CAMERAS[(3 * i) % len(CAMERAS)],
+            "seed": HELD_OUT_SEED_BASE + i, "look": looks[i % len(looks)]}
+
+
+def stage_heldout(a: argparse.Namespace) -> dict:
+    from vision.puck_verifier import PuckVerifier
+
+    rng = np.random.default_rng(1)
+    items = []
+    for i in range(a.n_heldout_clips):
+        c = heldout_spec(i)
+        items.append((c, a.data / "heldout" / f"{c['scenario']}_{c['camera']}_{c['seed']}"))
+    # Every spot of every frame (no background drawn at random), at the run-time threshold too.
+    return score_heldout(PuckVerifier(MODEL_PATH), items, lambda d: clip_patches(d, a.every, 10**6, rng),
+                         thresholds=(0.5, 0.8, 0.9))
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Training is the verifier's (``train_puck_verifier.train_args``: the same network, patch size,
+    # optimiser and augmentation), on this recipe's patches.
+    return run_stages(argv, __doc__.splitlines()[0], DEFAULTS, SEED_BASE, "carry_verifier",
+                      {"render": stage_render, "patches": stage_patches, "train": stage_train,
+                       "onnx": stage_carry_onnx, "heldout": stage_heldout})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
