@@ -198,19 +198,23 @@ def reach_windows_px(cam, seats_xy_rink_m: list[np.ndarray] | np.ndarray, width:
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
         if x1 > x0 and y1 > y0:
             boxes.append([x0, y0, x1, y1])
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
+    return _merge_overlapping(boxes)
+
+
+def _merge_overlapping(boxes: list[list[int]]) -> list[tuple[int, int, int, int]]:
+    """Replace any two overlapping (x0, y0, x1, y1) boxes by their bounding box until none overlap."""
+    boxes = [list(b) for b in boxes]
+    i = 0
+    while i < len(boxes):
+        a = boxes[i]
+        j = next((j for j in range(i + 1, len(boxes)) if a[0] < boxes[j][2] and boxes[j][0] < a[2]
+                  and a[1] < boxes[j][3] and boxes[j][1] < a[3]), None)
+        if j is None:
+            i += 1
+            continue
+        b = boxes.pop(j)
+        boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+        i = 0  # the grown box may now overlap one already passed
     return [tuple(b) for b in boxes]
 
 

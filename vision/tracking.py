@@ -1408,7 +1408,7 @@ class FrameTracker:
             p = np.asarray(self.carry_verifier(frame_bgr, peaks.data["centre_xy_px"], peaks.data["expected_area_px"]),
                            dtype=np.float64).reshape(len(peaks))
         except Exception as exc:  # a failing model must not cost the frame
-            warnings.warn(f"carry verifier failed ({exc!r}); no carried-puck candidates from now on")
+            warnings.warn(f"carry model failed ({exc!r}); no carried-puck candidates from now on")
             self.carry_verifier = None
             return cands
         ok = p >= self.carry_accept_p
@@ -1418,13 +1418,7 @@ class FrameTracker:
         self._carry_awake_until = frame_index + 2  # every frame now: a track needs three in a row
         got.confidence = np.full(len(got), CARRY_SCORE)
         got.data["carry_p"] = p[ok]
-        got = _with_streak_keys(got)
-        cands = _with_streak_keys(cands)
-        for a, b in ((got, cands), (cands, got)):  # the same data keys on both sides, zeros where absent
-            for k, v in b.data.items():
-                if k not in a.data:
-                    a.data[k] = np.zeros((len(a),) + np.asarray(v).shape[1:])
-        return Detections.merge([cands, got])
+        return _merge_zero_filled(_with_streak_keys(cands), _with_streak_keys(got))
 
     def _carry_spots(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
                      players: list[dict]) -> Detections:
@@ -1844,6 +1838,15 @@ def _lens_mapper(calib: Any):
         return g
 
     return f
+
+
+def _merge_zero_filled(a: Detections, b: Detections) -> Detections:
+    """``Detections.merge([a, b])`` after giving each the data keys only the other has, as zeros."""
+    for x, y in ((a, b), (b, a)):
+        for k, v in y.data.items():
+            if k not in x.data:
+                x.data[k] = np.zeros((len(x),) + np.asarray(v).shape[1:])
+    return Detections.merge([a, b])
 
 
 def _with_streak_keys(d: Detections) -> Detections:
