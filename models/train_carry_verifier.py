@@ -50,8 +50,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_puck_verifier import (  # noqa: E402
-    SCENARIOS, label_candidates, render_clips, run_stages, score_heldout, splits, stage_onnx, stage_train,
-    true_puck_px, write_patches,
+    SCENARIOS, label_candidates, render_clips, run_stages, score_heldout, spec_dir, splits, stage_onnx,
+    stage_train, true_puck_px, write_patches,
 )
 
 #: Scenarios whose puck is held at a stick blade for most of the clip.
@@ -83,8 +83,7 @@ def clip_spec(i: int) -> dict:
 
 
 def clip_dir(a: argparse.Namespace, i: int) -> Path:
-    c = clip_spec(i)
-    return a.data / "clips" / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+    return spec_dir(a.data / "clips", clip_spec(i))
 
 
 def stage_render(a: argparse.Namespace) -> dict:
@@ -179,10 +178,7 @@ def stage_heldout(a: argparse.Namespace) -> dict:
     from vision.puck_verifier import PuckVerifier
 
     rng = np.random.default_rng(1)
-    items = []
-    for i in range(a.n_heldout_clips):
-        c = heldout_spec(i)
-        items.append((c, a.data / "heldout" / f"{c['scenario']}_{c['camera']}_{c['seed']}"))
+    items = [(c, spec_dir(a.data / "heldout", c)) for c in map(heldout_spec, range(a.n_heldout_clips))]
     # Every spot of every frame (no background drawn at random), at the run-time threshold too.
     return score_heldout(PuckVerifier(MODEL_PATH), items, lambda d: clip_patches(d, a.every, 10**6, rng),
                          thresholds=(0.5, 0.8, 0.9))

@@ -78,9 +78,13 @@ def clip_spec(i: int) -> dict:
     return {"scenario": SCENARIOS[s % len(SCENARIOS)], "camera": CAMERAS[s % len(CAMERAS)], "seed": s}
 
 
+def spec_dir(root: Path, c: dict) -> Path:
+    """Where the clip of spec ``c`` (scenario, camera, seed) is rendered under ``root``."""
+    return root / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+
+
 def clip_dir(a: argparse.Namespace, i: int) -> Path:
-    c = clip_spec(i)
-    return a.data / "clips" / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+    return spec_dir(a.data / "clips", clip_spec(i))
 
 
 def splits(a: argparse.Namespace) -> dict[str, list[int]]:
@@ -330,10 +334,7 @@ def stage_heldout(a: argparse.Namespace) -> dict:
     from vision.puck_verifier import PuckVerifier
 
     rng = np.random.default_rng(1)
-    items = []
-    for i in range(a.n_heldout_clips):
-        c = heldout_spec(i)
-        items.append((c, a.data / "heldout" / f"{c['scenario']}_{c['camera']}_{c['seed']}"))
+    items = [(c, spec_dir(a.data / "heldout", c)) for c in map(heldout_spec, range(a.n_heldout_clips))]
     return score_heldout(PuckVerifier(), items, lambda d: clip_patches(d, a.every, rng))
 
 

@@ -1334,18 +1334,22 @@ class FrameTracker:
                                cam, lens_map)
         moving.data["moved"] = np.ones(len(moving))
         cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
+        # The players' seats (blade midpoints, (P, 2) rink m): where a carried puck is looked for
+        # and who may have touched it.
+        seat_xy = np.array([np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0)
+                            for p in players]).reshape(-1, 2)
         peaks = None
         if self.propose_peaks == "carry":  # the spots the carry model judges (its recipe's patches)
-            peaks = self._carry_spots(v_full, scene, cam, lens_map, cands, players)
+            peaks = self._carry_spots(v_full, scene, cam, lens_map, cands, seat_xy)
         elif self.propose_peaks:
             peaks = self._peaks(v_full, scene, cam, lens_map, cands, roi if self.puck.active else None)
         if self.puck_verifier is not None:
             self._verify(frame_bgr, cands)
             cands = cands[cands.confidence >= self.puck_detector.config.min_score]
         if self.carry_verifier is not None and players:
-            cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, players)
+            cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, seat_xy)
         sigma = self._meas_sigma(cam, cands)
-        seats = [(p["id"], p["team"], np.mean(np.asarray(p["blades"]), axis=0)) for p in players]
+        seats = [(p["id"], p["team"], seat_xy[k]) for k, p in enumerate(players)]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
         if puck is not None and puck.get("measured"):
             self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
@@ -1373,9 +1377,10 @@ class FrameTracker:
         return peaks
 
     def _carried_candidates(self, frame_bgr: np.ndarray, frame_index: int, v_full: np.ndarray, scene: Any,
-                            cam: PlaneCamera, lens_map, cands: Detections, players: list[dict]) -> Detections:
+                            cam: PlaneCamera, lens_map, cands: Detections, seats_xy_rink_m: np.ndarray) -> Detections:
         """``cands`` and, while none of them is a strong one in the puck's gate, the dark spots
-        beside the players that the carry model sees a puck in (score ``CARRY_SCORE``, ``carry_p``).
+        beside the players (seats (P, 2) rink m) that the carry model sees a puck in (score
+        ``CARRY_SCORE``, ``carry_p``).
 
         A carried puck merges with the stick blade it is held against: the classical detectors
         judge that dark object as a whole and refuse it (too long, joined to a shaft). Dark peaks
@@ -1396,10 +1401,9 @@ class FrameTracker:
             f0, xy0 = self._last_puck_seen
             reach = CARRY_MAX_PUCK_SPEED_MPS * max(frame_index - f0, 1) / self.fps + CARRY_REACH_M
             # Only players whose reach a pass from there could have got to are searched.
-            players = [p for p in players
-                       if np.linalg.norm(np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0) - xy0)
-                       <= reach + CARRY_REACH_M]
-        peaks = self._carry_spots(v_full, scene, cam, lens_map, cands, players) if players else Detections.empty()
+            seats_xy_rink_m = seats_xy_rink_m[np.linalg.norm(seats_xy_rink_m - xy0, axis=1) <= reach + CARRY_REACH_M]
+        peaks = (self._carry_spots(v_full, scene, cam, lens_map, cands, seats_xy_rink_m) if len(seats_xy_rink_m)
+                 else Detections.empty())
         if len(peaks) and self._last_puck_seen is not None:
             peaks = peaks[np.linalg.norm(peaks.data["xy_rink_m"] - self._last_puck_seen[1], axis=1) <= reach]
         if not len(peaks):
@@ -1421,16 +1425,16 @@ class FrameTracker:
         return _merge_zero_filled(_with_streak_keys(cands), _with_streak_keys(got))
 
     def _carry_spots(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
-                     players: list[dict]) -> Detections:
-        """The dark spots within a carrier's reach of the players (not already among ``cands``),
-        at most ``CARRY_MAX_PATCHES``, the darkest first: what the carry model judges."""
-        seats = [np.mean(np.asarray(p["blades"], dtype=np.float64), axis=0) for p in players]
+                     seats_xy_rink_m: np.ndarray) -> Detections:
+        """The dark spots within a carrier's reach of the players' seats ((P, 2) rink m; not already
+        among ``cands``), at most ``CARRY_MAX_PATCHES``, the darkest first: what the carry model judges."""
         # Searched player by player (the dark spots of a window around each carrier's reach), so
         # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
         h, w = v_full.shape[:2]
         parts = [self._peaks(v_full, scene, cam, lens_map, cands, box, max_peaks=CARRY_PEAKS_PER_WINDOW)
-                 for box in reach_windows_px(cam, seats, w, h)]
-        peaks = near_players(_with_streak_keys(Detections.merge([_with_streak_keys(q) for q in parts])), seats)
+                 for box in reach_windows_px(cam, seats_xy_rink_m, w, h)]
+        # Every non-empty part has dark_peaks' keys; the keys are added for when all are empty.
+        peaks = near_players(_with_streak_keys(Detections.merge(parts)), seats_xy_rink_m)
         return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:CARRY_MAX_PATCHES]]
 
     def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:

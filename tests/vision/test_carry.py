@@ -104,5 +104,5 @@ def test_small_frames_are_not_shown_to_the_carry_model():
     cands = Detections.empty()
     small = np.zeros((CARRY_MIN_FRAME_HEIGHT_PX - 240, 640, 3), np.uint8)
     out = tracker._carried_candidates(small, 0, small[..., 0], None, None, None, cands,
-                                      [{"blades": [[0.0, 0.0], [0.0, 0.3]]}])
+                                      np.array([[0.0, 0.15]]))
     assert out is cands and calls == []
