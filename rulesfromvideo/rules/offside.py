@@ -258,7 +258,9 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         "depths_m": {str(obs.player_ids[k]): v["depth"] for k, v in depths.items()},
     }
     lt = last_touch_before(obs, i if obs.t_s[min(i + 1, obs.n_frames - 1)] > c.t_s else i + 1)
-    touch_unseen = False
+    # Who brought the puck in is unknown when no touch is known before the crossing (the clip
+    # opens with the puck moving) or the last one was lost in an unseen stretch (below).
+    touch_unseen = lt is None
     if lt is not None:
         kk = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[kk], "team": str(obs.player_team[kk]),
@@ -361,9 +363,10 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             if verdict != "offside":
                 rule = ev["exemption"]
     if verdict == "offside" and touch_unseen and holder is None:
-        # 903 e: with the last touch lost in an unseen stretch and nobody holding the puck at
-        # the line, a defender may have brought it in: no offside can be called.
-        ev["reason"] = "who brought the puck in is unknown (an unseen stretch since the last touch): 903 e may apply"
+        # 903 e: with no last touch known (none seen, or lost in an unseen stretch) and nobody
+        # holding the puck at the line, a defender may have brought it in: no offside can be called.
+        why = "an unseen stretch since the last touch" if "last_touch" in ev else "no touch seen before the crossing"
+        ev["reason"] = f"who brought the puck in is unknown ({why}): 903 e may apply"
         return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", margin, sigma, "903 e", ev)
     if verdict == "offside":
         origin = ev.get("last_touch", {}).get("xy_rink_m")

@@ -340,3 +340,29 @@ def test_903_e_a_touch_lost_in_an_unseen_stretch_leaves_the_entry_open():
     assert e["verdict"] == "inconclusive" and e["rule"] == "903 e"
     assert e["evidence"]["last_touch"]["unseen_since_s"] == pytest.approx(23 / 30.0)
     assert "903 e may apply" in e["evidence"]["reason"]
+
+
+def test_903_e_no_touch_seen_before_the_crossing_leaves_an_offside_open():
+    """903 e: the clip opens with the puck already sliding and nobody is seen to touch it or
+    hold it at the line: the defending team may have sent it in, so the attacker waiting
+    completely over the line (903 b1) makes no offside call."""
+    c = Clip(1.6)
+    c.puck = lambda t: (4.0 + 6.0 * t, 2.0)  # over the line at ~0.8 s, nobody near its path
+    c.player(2, "home", lambda t: [[9.0, 6.1], [9.1, 5.9]]).player(20, "away", still(20.0, -5.0))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and e["rule"] == "903 e"
+    assert "last_touch" not in e["evidence"]
+    assert "no touch seen before the crossing" in e["evidence"]["reason"]
+    assert e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
+
+
+def test_903_b1_no_touch_seen_but_an_attacker_holds_the_puck_at_the_line():
+    """No touch seen, but the attacker carrying the puck over the line brought it in: his
+    team-mate completely over the line is offside (903 b1; the carrier is exempt, 903 d)."""
+    c = Clip(1.6)
+    c.puck = lambda t: (6.0 + 3.0 * t + 0.9, 0.0)
+    c.player(3, "home", moving(6.0, 0.0, 3.0)).player(2, "home", lambda t: [[10.0, 6.1], [10.1, 5.9]])
+    c.player(20, "away", still(20.0, -5.0))
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "offside" and e["evidence"]["exempt"] == [3]
+    assert e["margin_m"] == pytest.approx(10.0 - FAR, abs=1e-4)
