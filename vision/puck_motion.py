@@ -98,6 +98,7 @@ class MotionPuckDetector:
         scene: IceScene,
         earlier: list[tuple[np.ndarray, PlaneCamera]],
         fps: float,
+        roi: tuple[int, int, int, int] | None = None,
     ) -> Detections:
         """Moving-puck candidates, best first.
 
@@ -108,6 +109,10 @@ class MotionPuckDetector:
             earlier: one or two ``(v_full (H, W) uint8, cam)`` of the previous frames, newest
                 first; frames whose calibration was unknown are left out by the caller.
             fps: frame rate (bounds the streak length by ``max_speed_mps``).
+            roi: ``(x0, y0, x1, y1)`` image px: look only there (around a tracked puck); None:
+                the whole ice. A blob cut by its border is not a candidate, and the share of
+                changed ice that marks a cut or a wrong homography is judged on the whole ice
+                only (a player crossing a small region changes much of it).
 
         Returns:
             Detections of class ``PUCK`` with the data of ``PuckDetector.detect`` (``area_px``
@@ -121,6 +126,15 @@ class MotionPuckDetector:
         x, y, w, h = cv2.boundingRect(scene.ice_mask_full)
         if w < 5 or h < 5:
             return _empty_streaks()
+        # The largest streak a puck can leave: at the ice's bottom edge (nearest the camera).
+        probe, ok = cam.rink_from_image(np.array([[x + 0.5 * w, y + h - 1.0]]))
+        scale = float(cam.ground_scale_px_per_m(probe)[0]) if ok[0] else 200.0
+        if roi is not None:
+            x0, y0 = max(x, roi[0]), max(y, roi[1])
+            x1, y1 = min(x + w, roi[2]), min(y + h, roi[3])
+            if x1 - x0 < 5 or y1 - y0 < 5:
+                return _empty_streaks()
+            x, y, w, h = x0, y0, x1 - x0, y1 - y0
         # Earlier frames in this frame's pixels, cropped to the ice's bounding box.
         shift = np.array([[1.0, 0.0, -x], [0.0, 1.0, -y], [0.0, 0.0, 1.0]])
         v_now = v_full[y : y + h, x : x + w]
@@ -139,8 +153,8 @@ class MotionPuckDetector:
                 changed = cv2.compare(cv2.max(d, cv2.subtract(v_now, cv2.dilate(warped, k3))), thr, cv2.CMP_GT)
             dark = d if dark is None else cv2.min(dark, d)
         mask = cv2.bitwise_and(cv2.compare(dark, thr, cv2.CMP_GT), ice)
-        n_ice = max(cv2.countNonZero(ice), 1)
-        if cv2.countNonZero(cv2.bitwise_and(changed, ice)) > cfg.max_changed_fraction * n_ice:
+        if roi is None and cv2.countNonZero(cv2.bitwise_and(changed, ice)) > \
+                cfg.max_changed_fraction * max(cv2.countNonZero(ice), 1):
             # Not comparable: a cut or flash, or one of the two homographies is wrong (the
             # markings then disagree). Moving players change ~1–2 % of a broadcast view's ice.
             return _empty_streaks()
@@ -149,8 +163,6 @@ class MotionPuckDetector:
             return _empty_streaks()
         ice_v = max(scene.ice_v_full, floor)
         # Pre-filter: a blob bigger than a puck's longest possible streak anywhere in view is not one.
-        probe, ok = cam.rink_from_image(np.array([[x + 0.5 * w, y + h - 1.0]]))
-        scale = float(cam.ground_scale_px_per_m(probe)[0]) if ok[0] else 200.0
         sweep_max = cfg.max_speed_mps / max(fps, 1.0)
         box_max = scale * (self.puck.diameter_m + sweep_max) + cfg.length_slack_px + 2
         bmax = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])

@@ -193,6 +193,11 @@ CARRY_MIN_FRAME_HEIGHT_PX = 600
 #: While there is no puck track the carry model looks at every this many frames (every frame for
 #: two frames after it accepts a spot): the search costs ~4 ms a frame.
 CARRY_IDLE_EVERY = 3
+#: While a strong compact candidate lies in the tracked puck's gate, the moving-puck search looks
+#: only in the gate's region, and over the whole ice on every this many frames (a pass the track
+#: missed, a track held by a blade) and on every frame after one that saw a strong moving
+#: candidate outside the gate (until such a frame sees none): the whole-ice search costs ~9 ms.
+MOTION_FULL_EVERY = 3
 
 
 # ---------------------------------------------------------------------- filter
@@ -1260,6 +1265,8 @@ class FrameTracker:
         # held against a stick blade (``_carried_candidates``). "default" = the shipped model.
         self.carry_verifier = _default_carry_verifier() if carry_verifier == "default" else carry_verifier
         self.carry_accept_p = CARRY_ACCEPT_P
+        self.motion_full_every = MOTION_FULL_EVERY  # 1: the moving-puck search sees the whole ice every frame
+        self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
         self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
         self._last_puck_seen: tuple[int, np.ndarray] | None = None  # (frame, (2,) rink m) of the last measured record
 
@@ -1330,8 +1337,17 @@ class FrameTracker:
                     cands = streaks
         # What moved on the ice since the last two frames: a pass or shot, also where the
         # compact detector sees nothing (a faint streak) or the prediction does not reach.
-        moving = self._to_rink(self.motion_detector.detect(frame_bgr, v_full, scene, list(self._earlier), self.fps),
-                               cam, lens_map)
+        # Around a confidently tracked puck only the gate's region, but the whole ice now and then,
+        # and while something else moves like a puck (the track may hold a blade; a moving chain
+        # needs consecutive frames to take over).
+        motion_roi = roi if (roi is not None and frame_index % self.motion_full_every and not self._motion_elsewhere
+                             and _has_gated(self.puck, cands[cands.confidence >= self.puck.acquire_score])) else None
+        moving = self._to_rink(self.motion_detector.detect(frame_bgr, v_full, scene, list(self._earlier), self.fps,
+                                                           motion_roi), cam, lens_map)
+        if motion_roi is None:
+            strong = moving[moving.confidence >= self.puck.acquire_score]
+            self._motion_elsewhere = any(self.puck.kf is None or self.puck.kf.mahalanobis2(xy, 0.05) > GATE_CHI2
+                                         for xy in strong.data["xy_rink_m"]) if len(strong) else False
         moving.data["moved"] = np.ones(len(moving))
         cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         # The players' seats (blade midpoints, (P, 2) rink m): where a carried puck is looked for

@@ -47,13 +47,13 @@ def pan(kit):
     return frames
 
 
-def _detect(kit, frames):
+def _detect(kit, frames, roi=None):
     """Run the detector on the last frame with the earlier ones (newest first)."""
     img, cam, _ = frames[-1]
     pc = _plane_cam(cam)
     scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
     earlier = [(max_channel(f), _plane_cam(c)) for f, c, _ in frames[-2::-1]]
-    return MotionPuckDetector(PuckDetector()).detect(img, max_channel(img), scene, earlier, FPS)
+    return MotionPuckDetector(PuckDetector()).detect(img, max_channel(img), scene, earlier, FPS, roi)
 
 
 def test_moving_puck_found_at_mid_exposure_and_static_mark_ignored(kit, pan):
@@ -73,6 +73,22 @@ def test_moving_puck_found_at_mid_exposure_and_static_mark_ignored(kit, pan):
     # Its streak lies along the motion.
     u = cam.project((xyz + np.array([0.5, 1 / 15, 0.0]))[None])[0] - true_px
     assert abs(float(det.data["streak_dir"][best] @ u)) / np.linalg.norm(u) > np.cos(np.radians(10))
+
+
+def test_a_region_around_the_puck_finds_it_as_the_whole_ice_does_and_one_elsewhere_finds_nothing(kit, pan):
+    """The search restricted to a region (a tracked puck's gate) measures the same streak there."""
+    full = _detect(kit, pan)
+    _, cam, xyz = pan[-1]
+    u, v = cam.project(xyz[None])[0]
+    near = _detect(kit, pan, (int(u) - 40, int(v) - 30, int(u) + 40, int(v) + 30))
+    assert len(near) == 1
+    best = int(np.argmin(np.linalg.norm(full.data["centre_xy_px"] - (u, v), axis=1)))
+    np.testing.assert_allclose(near.data["centre_xy_px"][0], full.data["centre_xy_px"][best], atol=1e-9)
+    np.testing.assert_allclose(near.confidence[0], full.confidence[best], atol=1e-9)
+    # 150 px to the left there is only still ice (and the painted mark): nothing.
+    assert len(_detect(kit, pan, (int(u) - 230, int(v) - 30, int(u) - 150, int(v) + 30))) == 0
+    # A region that cuts the streak gives nothing rather than half a streak.
+    assert len(_detect(kit, pan, (int(u) - 1, int(v) - 30, int(u) + 40, int(v) + 30))) == 0
 
 
 def test_static_mark_found_by_the_compact_detector_only(kit, pan):

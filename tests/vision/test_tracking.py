@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.evaluation import evaluate_tracks, hota, idf1
-from vision.tracking import FrameTracker, PuckTracker
+from vision.tracking import MOTION_FULL_EVERY, FrameTracker, PuckTracker
 
 HOME, AWAY = (46, 16, 200), (145, 61, 11)
 GAME = {"rules": "ipc-sledge", "teams": {"home": {"color": "#c8102e", "attacks": "+x"}, "away": {"color": "#0b3d91"}}}
@@ -1012,3 +1012,44 @@ def test_a_moving_track_of_no_team_needs_the_model_to_see_a_sledge(kit, case):
         assert late == list(range(60, n))
     others = [p for p in obs.players if p["team"] is not None]
     assert sorted(p["team"] for p in others) == ["away", "home"]
+
+
+def test_a_confidently_tracked_puck_is_searched_for_motion_near_it_and_the_whole_ice_every_third_frame(kit, monkeypatch):
+    """A puck passed at 6 m/s: once its track holds a strong compact candidate in the gate, the
+    moving-puck search looks only around it on two frames of three (``MOTION_FULL_EVERY``), and
+    the track is the same as with the whole ice searched on every frame."""
+    from vision.puck_motion import MotionPuckDetector
+
+    rois = []
+    orig = MotionPuckDetector.detect
+
+    def spying(self, frame_bgr, v_full, scene, earlier, fps, roi=None):
+        rois.append(roi)
+        return orig(self, frame_bgr, v_full, scene, earlier, fps, roi)
+
+    monkeypatch.setattr(MotionPuckDetector, "detect", spying)
+
+    def track(every):
+        tracker = FrameTracker(kit.rink, GAME, FPS)
+        tracker.motion_full_every = every
+        H = np.linalg.inv(kit.cam.H_image_from_rink())
+        out = []
+        for f in range(30):
+            xyz = (1.0 + 6.0 * f / FPS, -2.0, 0.0127)
+            img, _ = kit.drawer.frame({}, xyz)
+            r = tracker.update(img, f, f / FPS, H).puck
+            out.append(None if r is None else (r["x"], r["y"], r["measured"]))
+        return out
+
+    every_frame = track(1)
+    assert len(rois) == 30 and all(r is None for r in rois)
+    rois.clear()
+    near = track(MOTION_FULL_EVERY)
+    assert MOTION_FULL_EVERY == 3
+    settled = rois[11:]  # frames 11..29
+    assert all((r is None) == (f % 3 == 0) for f, r in zip(range(11, 30), settled))
+    for f, r in zip(range(11, 30), settled):
+        if r is not None:
+            u, v = kit.cam.project(np.array([[1.0 + 6.0 * f / FPS, -2.0, 0.0127]]))[0]
+            assert r[0] < u < r[2] and r[1] < v < r[3] and (r[2] - r[0]) * (r[3] - r[1]) < 0.1 * 1280 * 720
+    assert near == every_frame
