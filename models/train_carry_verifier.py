@@ -18,7 +18,7 @@ Stages (each reads what the previous one wrote):
    ``SEED_BASE`` + i; every other clip is a carry scenario (``CARRY_SCENARIOS``), the rest
    cycle over the verifier's sledge scenarios (bare blades of players without the puck);
    camera presets cycle (``CAMERAS``); looks drawn from the seed (never a held-out look).
-   Seeds are disjoint from the suite's (7000+), the tuning renders (400-499), the puck
+   Seeds are disjoint from the suite's (7000+), the tuning renders (400-510), the puck
    verifier's (300-339) and the held-out range (900000+).
 2. ``patches``: every clip is tracked as at run time (``vision.tracking.FrameTracker`` with
    the true homography and lens); on every ``--every``-th frame the spots the model judges at
@@ -63,12 +63,12 @@ HELD_OUT_SEED_BASE = 900_300  # evaluation only, with the held-out looks
 MODEL_PATH = REPO / "models" / "carry_verifier.onnx"
 
 DEFAULTS = {
-    "n_train_clips": 72,
+    "n_train_clips": 152,
     "n_val_clips": 8,
     "every": 1,
     "max_background": 24,
     "background_per_puck": 6.0,
-    "hours": 0.35,
+    "hours": 0.5,
     "batch": 64,
     "threads": 2,
     "n_heldout_clips": 8,
