@@ -1346,8 +1346,7 @@ class FrameTracker:
                                                            motion_roi), cam, lens_map)
         if motion_roi is None:
             strong = moving[moving.confidence >= self.puck.acquire_score]
-            self._motion_elsewhere = any(self.puck.kf is None or self.puck.kf.mahalanobis2(xy, 0.05) > GATE_CHI2
-                                         for xy in strong.data["xy_rink_m"]) if len(strong) else False
+            self._motion_elsewhere = not _in_gate(self.puck, strong).all()  # (False when none is strong)
         moving.data["moved"] = np.ones(len(moving))
         cands = _with_streak_keys(Detections.merge([_with_streak_keys(cands), moving]))
         # The players' seats (blade midpoints, (P, 2) rink m): where a carried puck is looked for
@@ -1827,13 +1826,15 @@ def _default_carry_verifier():
     return _load_patch_classifier(CARRY_MODEL_PATH, "carry model", "no carried-puck candidates")
 
 
+def _in_gate(puck: PuckTracker, cands: Detections) -> np.ndarray:
+    """(N,) bool: the candidates in the puck track's gate (none without a track)."""
+    if puck.kf is None or not len(cands):
+        return np.zeros(len(cands), dtype=bool)
+    return np.array([puck.kf.mahalanobis2(xy, 0.05) <= GATE_CHI2 for xy in cands.data["xy_rink_m"]], dtype=bool)
+
+
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:
-    if puck.kf is None or len(cands) == 0:
-        return False
-    for xy in cands.data["xy_rink_m"]:
-        if puck.kf.mahalanobis2(xy, 0.05) <= GATE_CHI2:
-            return True
-    return False
+    return bool(_in_gate(puck, cands).any())
 
 
 def _lens_mapper(calib: Any):
