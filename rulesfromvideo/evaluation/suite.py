@@ -26,6 +26,12 @@ truth event has another verdict, or when it matches none and calls an infraction
 (``offside``, ``icing``, ``goal``, ``occupied``) — the calls a judge must never get
 wrong, whatever the F1.
 The time error (frames) is over the matched events of the three types.
+Margin of close zone entries (``ze m|e|``, ``ze bias``, cm): over matched
+``zone_entry`` pairs whose truth margin lies within ``CLOSE_ENTRY_M`` of the line and
+whose prediction states a margin (also when inconclusive), the median of |predicted −
+true margin| and of the signed difference (+: the prediction deeper in the zone, towards
+offside). These are the calls that need the footage; their margin error against the
+uncertainty the rules state decides how many of them can be decisive.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ import numpy as np
 EVENT_TYPES = ("zone_entry", "icing", "goal")
 DECISIVE_TYPES = ("zone_entry", "icing", "goal", "crease")
 INFRACTIONS = ("offside", "icing", "goal", "occupied")  # a phantom of these is a wrong call
+# A zone entry whose true margin (903 b1: the deepest attacker's trailing blade at the puck's
+# crossing) is within this of the line is a close call, m.
+CLOSE_ENTRY_M = 1.0
 
 
 def pred_dir_for(suite_dir: Path, entry: dict, pred_root: Path, videos: list[Path]) -> Path | None:
@@ -85,7 +94,31 @@ def _event_figures(truth: list[dict], pred: list[dict], fps: float) -> dict[str,
     out["decisive_calls"], out["wrong_decisive_calls"] = decisive, wrong
     out["median_dt_frames"] = float(np.median(dts)) if dts else None
     out["_dt_frames"] = dts
+    out["_entry_margin_err_cm"] = entry_margin_errors_cm(truth, pred)
+    out.update(_margin_figures(out["_entry_margin_err_cm"]))
     return out
+
+
+def entry_margin_errors_cm(truth: list[dict], pred: list[dict]) -> list[float]:
+    """Predicted − true margin (cm) of the matched ``zone_entry`` pairs whose true margin is
+    within ``CLOSE_ENTRY_M`` of the line and whose prediction states a finite margin."""
+    from rulesfromvideo.evaluation.events import match_events
+
+    pairs, _, _ = match_events([e for e in truth if e["type"] == "zone_entry"],
+                               [e for e in pred if e["type"] == "zone_entry"])
+    out = []
+    for t, p in pairs:
+        mt, mp = t.get("margin_m"), p.get("margin_m")
+        if isinstance(mt, (int, float)) and isinstance(mp, (int, float)) and math.isfinite(mt) \
+                and math.isfinite(mp) and abs(mt) <= CLOSE_ENTRY_M:
+            out.append(100.0 * (float(mp) - float(mt)))
+    return out
+
+
+def _margin_figures(errs_cm: list[float]) -> dict[str, Any]:
+    return {"entry_margin_abs_err_cm": float(np.median(np.abs(errs_cm))) if errs_cm else None,
+            "entry_margin_bias_cm": float(np.median(errs_cm)) if errs_cm else None,
+            "entry_margin_n": len(errs_cm)}
 
 
 def _pool_events(rows: list[dict]) -> dict[str, Any]:
@@ -102,6 +135,7 @@ def _pool_events(rows: list[dict]) -> dict[str, Any]:
     out["wrong_decisive_calls"] = sum(r["wrong_decisive_calls"] for r in rows)
     dts = [d for r in rows for d in r["_dt_frames"]]
     out["median_dt_frames"] = float(np.median(dts)) if dts else None
+    out.update(_margin_figures([e for r in rows for e in r["_entry_margin_err_cm"]]))
     return out
 
 
@@ -114,7 +148,9 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
         ``confident_wrong``, ``puck_recall``, ``puck_precision``, ``puck_recall_at_lines``
         (measured, over ``puck_at_line_frames``: ``vision.evaluation``), ``blade_median_cm``,
         ``idf1``, ``team_accuracy``, ``<type>_f1`` (and counts), ``wrong_goal_calls``,
-        ``decisive_calls``, ``wrong_decisive_calls``, ``median_dt_frames``.
+        ``decisive_calls``, ``wrong_decisive_calls``, ``median_dt_frames``,
+        ``entry_margin_abs_err_cm``, ``entry_margin_bias_cm`` and ``entry_margin_n`` (close zone
+        entries, module doc).
 
     Raises:
         ValueError: no readable manifest.
@@ -162,6 +198,7 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
                        **_track_cols(pool([i[2] for i in items])), **_pool_events([i[3] for i in items])}
     for r in rows:
         r.pop("_dt_frames", None)
+        r.pop("_entry_margin_err_cm", None)
     return {"suite": str(suite_dir), "pred": str(pred_root), "width": manifest.get("width"),
             "height": manifest.get("height"), "clips": rows, "pooled": pooled, "missing": missing}
 
@@ -189,7 +226,8 @@ _COLS = (  # (header, key, kind)
     ("blade", "blade_median_cm", "cm"), ("IDF1", "idf1", "pct"), ("team", "team_accuracy", "pct"),
     ("F1 ze", "zone_entry_f1", "pct"), ("F1 ice", "icing_f1", "pct"), ("F1 goal", "goal_f1", "pct"),
     ("wrongG", "wrong_goal_calls", "int"), ("dec", "decisive_calls", "int"), ("wrongD", "wrong_decisive_calls", "int"),
-    ("dt fr", "median_dt_frames", "fr"), ("ev p/t", None, "pt"),
+    ("dt fr", "median_dt_frames", "fr"), ("ze m|e|", "entry_margin_abs_err_cm", "cm"),
+    ("ze bias", "entry_margin_bias_cm", "cm"), ("ev p/t", None, "pt"),
 )
 
 

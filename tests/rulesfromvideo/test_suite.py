@@ -17,7 +17,7 @@ import pytest
 
 from rulesfromvideo.batch import out_dir_for
 from rulesfromvideo.cli import main
-from rulesfromvideo.evaluation.suite import evaluate_suite
+from rulesfromvideo.evaluation.suite import CLOSE_ENTRY_M, entry_margin_errors_cm, evaluate_suite
 from rulesfromvideo.suite import SUITE, SUITE_SEED_BASE, clip_dirs, render_suite
 from vision.sim.camera import PRESETS
 from vision.sim.looks import HELD_OUT_LOOKS
@@ -144,6 +144,49 @@ def test_a_wrong_verdict_costs_f1_and_a_missing_clip_is_reported(mini_suite, tmp
         f.unlink()
     res = evaluate_suite(root / "suite", tmp_path / "pred")
     assert res["missing"] == [json.loads((root / "suite" / "suite.json").read_text())["clips"][1]["name"]]
+
+
+def test_close_entry_margin_errors_are_predicted_minus_true_over_matched_close_entries():
+    """903 b1 margins, hand-made: a close offside read 4 cm deeper and a close onside read 2 cm
+    short (inconclusive still states its margin); an entry far from the line, one without a
+    predicted margin, one matched by no prediction and an icing are left out."""
+    truth = [
+        {"type": "zone_entry", "t": 1.00, "verdict": "offside", "margin_m": 0.30},
+        {"type": "zone_entry", "t": 5.00, "verdict": "onside", "margin_m": -0.50},
+        {"type": "zone_entry", "t": 9.00, "verdict": "onside", "margin_m": -(CLOSE_ENTRY_M + 7.0)},
+        {"type": "zone_entry", "t": 13.0, "verdict": "offside", "margin_m": 0.10},
+        {"type": "zone_entry", "t": 17.0, "verdict": "offside", "margin_m": 0.20},
+        {"type": "icing", "t": 21.0, "verdict": "icing", "margin_m": 0.05},
+    ]
+    pred = [
+        {"type": "zone_entry", "t": 1.01, "verdict": "offside", "margin_m": 0.34},
+        {"type": "zone_entry", "t": 5.02, "verdict": "inconclusive", "margin_m": -0.52},
+        {"type": "zone_entry", "t": 9.00, "verdict": "onside", "margin_m": -7.5},
+        {"type": "zone_entry", "t": 13.0, "verdict": "inconclusive", "margin_m": None},
+        {"type": "icing", "t": 21.0, "verdict": "icing", "margin_m": 0.50},
+    ]
+    assert entry_margin_errors_cm(truth, pred) == pytest.approx([4.0, -2.0])
+    assert entry_margin_errors_cm(truth, []) == []
+
+
+def test_suite_reports_the_close_entry_margin_error(mini_suite, tmp_path):
+    """Perfect predictions read both clips' close entries exactly; one read 6 cm deep shows as
+    that clip's 6 cm error and bias, and the pooled median of 6 and 0 is 3 cm."""
+    root, _ = mini_suite
+    dirs = _perfect_predictions(root / "suite", tmp_path / "pred")
+    res = evaluate_suite(root / "suite", tmp_path / "pred")
+    assert [c["entry_margin_n"] for c in res["clips"]] == [1, 1]
+    assert res["pooled"]["all"]["entry_margin_abs_err_cm"] == 0.0
+    ev = json.loads((dirs[0] / "events.json").read_text())
+    entry = next(e for e in ev["events"] if e["type"] == "zone_entry")
+    entry["margin_m"] += 0.06
+    (dirs[0] / "events.json").write_text(json.dumps(ev))
+    res = evaluate_suite(root / "suite", tmp_path / "pred")
+    assert res["clips"][0]["entry_margin_abs_err_cm"] == pytest.approx(6.0)
+    assert res["clips"][0]["entry_margin_bias_cm"] == pytest.approx(6.0)
+    assert res["clips"][1]["entry_margin_abs_err_cm"] == 0.0
+    assert res["pooled"]["all"]["entry_margin_abs_err_cm"] == pytest.approx(3.0)
+    assert res["pooled"]["all"]["entry_margin_n"] == 2
 
 
 def test_batch_gives_a_video_the_venue_profile_beside_it(tmp_path, monkeypatch):
