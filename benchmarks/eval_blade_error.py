@@ -9,6 +9,12 @@ by the sledge's heading relative to the camera (``cos`` of the angle between the
 1 and 3 of its sigmas, against an isotropic sigma for comparison.
 
     .venv/bin/python benchmarks/eval_blade_error.py --pred PRED_ROOT CLIP_DIR [CLIP_DIR ...]
+    .venv/bin/python benchmarks/eval_blade_error.py --near-lines --pred PRED_ROOT CLIP_DIR [...]
+
+A last table (``--near-lines``) asks what an offside call needs: for sledges moving along the
+rink (|vx| ≥ 1 m/s, from the truth), the blade midpoint's x error signed along the travel
+(+: ahead, i.e. deeper into the zone for an attacker going in), by the distance of the
+truth's trailing blade from a blue line's band (0: on the paint) and by speed.
 
 PRED_ROOT holds one ``<name>__clip`` folder per clip (what ``rulesfromvideo batch`` writes for
 ``CLIP_DIR/clip.mp4``); a CLIP_DIR is what ``rulesfromvideo synth`` writes.
@@ -61,6 +67,68 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
     return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 9)
 
 
+LINE_BINS_M = ((0.0, 0.01), (0.01, 0.5), (0.5, 1.5), (1.5, np.inf))
+SPEED_BINS_MPS = ((1.0, 2.5), (2.5, 4.0), (4.0, np.inf))
+
+
+def blue_line_bands_x(clip: Path) -> list[tuple[float, float]]:
+    """(x_min, x_max) of each blue line's painted band of the clip's rink, m."""
+    from calibration.rink import RinkModel
+    from rulesfromvideo.game import GameDescriptor
+
+    rink = RinkModel(GameDescriptor.from_file(clip / "game.json").rink_spec())
+    bands = []
+    for m in rink.markings:
+        if m.kind == "line" and str(getattr(m, "name", "")).startswith("blue_line"):
+            x0, _, x1, _ = m.geometry.bounds
+            bands.append((float(x0), float(x1)))
+    return bands
+
+
+def line_rows(clip: Path, pred: Path) -> np.ndarray:
+    """(N, 3) rows, one per matched moving sledge and frame: the distance of its truth trailing
+    blade from the nearest blue line's band (m, 0 on the paint), its speed along x (m/s,
+    from consecutive truth frames), and the blade midpoint's x error signed along its travel (m)."""
+    truth = load_truth(clip)
+    bands = blue_line_bands_x(clip)
+    fps = float(truth.get("fps", 30.0))
+    recs = {int(r["frame"]): r for r in load_tracks(pred)}
+    rows, prev = [], {}
+    for fr in truth["frames"]:
+        cur = {p["id"]: _blade_centre(p) for p in fr.get("players", [])}
+        rec = recs.get(int(fr["frame"]))
+        if rec is not None and bands:
+            tp = [p for p in fr.get("players", []) if p.get("visible", True) and p.get("kind", "sledge") == "sledge"]
+            pp = rec.get("players", [])
+            t_xy = np.array([_blade_centre(p) for p in tp]).reshape(-1, 2)
+            p_xy = np.array([_blade_centre(p) for p in pp]).reshape(-1, 2)
+            for i, j, _ in _match(t_xy, p_xy, 1.0):
+                if tp[i]["id"] not in prev:
+                    continue
+                vx = float(t_xy[i][0] - prev[tp[i]["id"]][0]) * fps
+                if abs(vx) < SPEED_BINS_MPS[0][0]:
+                    continue
+                xs = np.asarray(tp[i]["blades"], float)[:, 0]
+                dist = min(max(x0 - x, x - x1, 0.0) for x0, x1 in bands for x in xs)
+                rows.append([dist, abs(vx), float(np.sign(vx) * (p_xy[j][0] - t_xy[i][0]))])
+        prev = cur
+    return np.asarray(rows, float).reshape(-1, 3)
+
+
+def print_near_lines(by_cam: dict[str, list[np.ndarray]]) -> None:
+    print("\nblade midpoint x error along the travel (median cm, + = ahead) by distance of the trailing blade "
+          "from a blue line (m) and speed (m/s):")
+    for cam, parts in sorted(by_cam.items()):
+        R = np.concatenate(parts)
+        for lo_v, hi_v in SPEED_BINS_MPS:
+            cells = []
+            for lo, hi in LINE_BINS_M:
+                m = (R[:, 0] >= lo) & (R[:, 0] < hi) & (R[:, 1] >= lo_v) & (R[:, 1] < hi_v)
+                cells.append(f"[{lo:g},{hi:g}) {100 * np.median(R[m, 2]):5.1f} (n={m.sum():4d})" if m.sum() >= 10
+                             else f"[{lo:g},{hi:g})     - (n={m.sum():4d})")
+            print(f"  {cam:9s} {lo_v:g}-{hi_v:g} m/s  " + "  ".join(cells))
+
+
 def model_sigma_xy(rows: np.ndarray) -> np.ndarray:
     """(N, 2) σx, σy of the shipped model for the rows."""
     S = rows[:, 5:9].reshape(-1, 2, 2)
@@ -71,9 +139,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pred", required=True, type=Path)
     ap.add_argument("--isotropic-m", type=float, default=T.BLADE_SIGMA_M)
+    ap.add_argument("--near-lines", action="store_true", help="also the x error near the blue lines (see doc)")
     ap.add_argument("clips", nargs="+", type=Path)
     args = ap.parse_args()
     by_cam: dict[str, list[np.ndarray]] = {}
+    near: dict[str, list[np.ndarray]] = {}
     print(f"{'clip':40s} {'camera':9s} {'n':>5s}  {'|err| med cm':>12s}  {'nearer-cam bias/MAD cm':>22s}  "
           f"{'across bias/MAD cm':>18s}")
     for clip in args.clips:
@@ -85,6 +155,8 @@ def main() -> None:
         if not len(R):
             continue
         by_cam.setdefault(cam, []).append(R)
+        if args.near_lines:
+            near.setdefault(cam, []).append(line_rows(clip, args.pred / f"{clip.name}__clip"))
         med = lambda v: float(np.median(v)) * 100  # noqa: E731
         mad = lambda v: float(np.median(np.abs(v - np.median(v)))) * 100  # noqa: E731
         print(f"{clip.name[:40]:40s} {cam:9s} {len(R):5d}  {med(np.hypot(R[:, 0], R[:, 1])):12.1f}  "
@@ -109,6 +181,8 @@ def main() -> None:
                          f">3σ {100 * np.mean(z > 3):4.2f}% | iso >1σ {100 * np.mean(zi > 1):4.1f}% "
                          f">3σ {100 * np.mean(zi > 3):4.2f}%")
         print(f"  {cam:9s} n={len(R):5d}  " + "   ".join(cells))
+    if near:
+        print_near_lines(near)
 
 
 if __name__ == "__main__":
