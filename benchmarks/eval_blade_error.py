@@ -14,7 +14,7 @@ by the sledge's heading relative to the camera (``cos`` of the angle between the
 A last table (``--near-lines``) asks what an offside call needs: for sledges moving along the
 rink (|vx| ≥ 1 m/s, from the truth), the blade midpoint's x error signed along the travel
 (+: ahead, i.e. deeper into the zone for an attacker going in), by the distance of the
-truth's trailing blade from a blue line's band (0: on the paint) and by speed.
+nearer of the truth's two blades from a blue line's band (0: on the paint) and by speed.
 
 PRED_ROOT holds one ``<name>__clip`` folder per clip (what ``rulesfromvideo batch`` writes for
 ``CLIP_DIR/clip.mp4``); a CLIP_DIR is what ``rulesfromvideo synth`` writes.
@@ -86,8 +86,8 @@ def blue_line_bands_x(clip: Path) -> list[tuple[float, float]]:
 
 
 def line_rows(clip: Path, pred: Path) -> np.ndarray:
-    """(N, 3) rows, one per matched moving sledge and frame: the distance of its truth trailing
-    blade from the nearest blue line's band (m, 0 on the paint), its speed along x (m/s,
+    """(N, 3) rows, one per matched moving sledge and frame: the distance of the nearer of its
+    truth blades from the nearest blue line's band (m, 0 on the paint), its speed along x (m/s,
     from consecutive truth frames), and the blade midpoint's x error signed along its travel (m)."""
     truth = load_truth(clip)
     bands = blue_line_bands_x(clip)
@@ -116,7 +116,7 @@ def line_rows(clip: Path, pred: Path) -> np.ndarray:
 
 
 def print_near_lines(by_cam: dict[str, list[np.ndarray]]) -> None:
-    print("\nblade midpoint x error along the travel (median cm, + = ahead) by distance of the trailing blade "
+    print("\nblade midpoint x error along the travel (median cm, + = ahead) by distance of the nearer blade "
           "from a blue line (m) and speed (m/s):")
     for cam, parts in sorted(by_cam.items()):
         R = np.concatenate(parts)
