@@ -48,6 +48,23 @@ def test_player_on_a_line_of_his_own_colour_stays_one_blob(kit):
     assert d < 0.8 and teams[k].team == "home"
 
 
+def test_a_player_on_a_line_painted_in_his_colour_is_read_where_he_sits(kit):
+    """The away jersey and the IPC blue line are nearly the same blue: where the body covers the
+    line's painted area the paint test takes it for paint. Read from his own colour below the
+    cut, a blue player sitting on the +x blue line (8.52-8.82 m) is placed where a red one in
+    the same spot is (whom the paint never cuts), a few cm from his seat; uncut he was read
+    19-33 cm too deep and 0.5-1.1 m too far (``PAINT_BODY_CHROMA_TOL``)."""
+    for x in (8.55, 8.70):
+        contact = {}
+        for name, colour in (("away", AWAY), ("home", HOME)):
+            det, teams, _, _ = _detect(kit, {1: ((x, 2.0), 0.0, colour)})
+            k, d = _nearest(det, (x, 2.0))
+            assert teams[k].team == name
+            contact[name] = det.data["contact_rink_m"][k]
+        assert np.linalg.norm(contact["away"] - contact["home"]) < 0.03
+        assert abs(contact["away"][0] - x) < 0.10
+
+
 def test_standing_players_are_read_by_their_jerseys_and_feet(kit):
     # Sponge players stand: the standing body reads the jersey band (1.0-1.45 m; at a seated
     # torso's height a standing player shows his dark trousers) and puts the feet 0.2 m beyond
