@@ -174,7 +174,12 @@ def paint_covered_body(body: np.ndarray, scene: IceScene, x0: int, y0: int, top:
     h, w = body.shape
     lim = min(scene.marking_mask.shape[0], y0 + top + int(np.ceil(body_height_px)))
     n_r = max(h, lim - y0)
-    if n_r <= 0 or not np.any(scene.marking_mask[y0 : y0 + n_r, x0 : x0 + w]):
+    has = body.any(axis=0)
+    last = np.where(has, h - 1 - np.argmax(body[::-1], axis=0), n_r)
+    # Only a column whose lowest body pixel sits right on the painted area can have been cut.
+    below = y0 + last[has] + 1
+    cols = np.flatnonzero(has)[below < lim]
+    if not len(cols) or not np.any(scene.marking_mask[y0 + last[cols] + 1, x0 + cols]):
         return None
     chroma = scene.ycc[y0 : y0 + n_r, x0 : x0 + w, 1:].astype(np.int16)
     own = chroma[:h][body]
@@ -186,8 +191,6 @@ def paint_covered_body(body: np.ndarray, scene: IceScene, x0: int, y0: int, top:
     ext[:h] = body
     paint = (scene.marking_mask[y0 : y0 + n_r, x0 : x0 + w] > 0) & \
         (np.abs(chroma - ref).sum(axis=2) < PAINT_BODY_CHROMA_TOL)
-    has = ext.any(axis=0)
-    last = np.where(has, n_r - 1 - np.argmax(ext[::-1], axis=0), n_r)
     rows = np.arange(n_r)[:, None]
     # Contiguous painted pixels of the body's colour below each column's lowest body pixel.
     run = np.logical_and.accumulate(paint | (rows <= last[None, :]), axis=0)
