@@ -157,6 +157,18 @@ STANDING = PlayerBody("standing", 1.80, (1.0, 1.45), 0.22, 0.10, 0.6, 0.7, 0.20,
 PLAYER_BODIES = {"sledge": SEATED, "standing": STANDING}
 
 
+def sits_on_paint(body: np.ndarray, scene: IceScene, x0: int, y0: int) -> bool:
+    """Whether a column of a blob's body (h, w) bool at work px (x0, y0) ends right on a marking's
+    painted area (``IceScene.marking_mask``): only then can ``paint_covered_body`` give anything
+    back (a cheap test before it)."""
+    h, w = body.shape
+    has = body.any(axis=0)
+    cols = np.flatnonzero(has)
+    below = y0 + h - np.argmax(body[::-1, cols], axis=0)  # the row under each column's lowest pixel
+    ok = below < scene.marking_mask.shape[0]
+    return bool(np.any(scene.marking_mask[below[ok], x0 + cols[ok]]))
+
+
 def paint_covered_body(body: np.ndarray, scene: IceScene, x0: int, y0: int, top: int,
                        body_height_px: float) -> np.ndarray | None:
     """A blob's body with the painted pixels below it that are its own colour given back (see
@@ -308,7 +320,8 @@ class PlayerDetector:
                 contact_rink, ok = scene.cam.rink_from_image(contact_full)
                 if not ok[0]:
                     continue
-                if self.body.kind == "sledge" and not steep_view(scene.cam, contact_rink)[0]:
+                if self.body.kind == "sledge" and sits_on_paint(body_sub, scene, px0, y) and \
+                        not steep_view(scene.cam, contact_rink)[0]:
                     exp_h0 = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
                     body_full = paint_covered_body(body_sub, scene, px0, y, top, exp_h0)
                     if body_full is not None:
