@@ -75,6 +75,8 @@ def _event_figures(truth: list[dict], pred: list[dict], fps: float) -> dict[str,
         tr = [e for e in truth if e["type"] == typ]
         pr = [e for e in pred if e["type"] == typ]
         pairs, _, unmatched_pred = match_events(tr, pr)
+        if typ == "zone_entry":
+            out["_entry_margin_err_cm"] = _close_entry_errors_cm(pairs)
         tp = sum(t["verdict"] == p["verdict"] for t, p in pairs)
         dts += [abs(float(p["t"]) - float(t["t"])) * fps for t, p in pairs]
         out[f"{typ}_truth"], out[f"{typ}_pred"], out[f"{typ}_tp"] = len(tr), len(pr), tp
@@ -94,7 +96,6 @@ def _event_figures(truth: list[dict], pred: list[dict], fps: float) -> dict[str,
     out["decisive_calls"], out["wrong_decisive_calls"] = decisive, wrong
     out["median_dt_frames"] = float(np.median(dts)) if dts else None
     out["_dt_frames"] = dts
-    out["_entry_margin_err_cm"] = entry_margin_errors_cm(truth, pred)
     out.update(_margin_figures(out["_entry_margin_err_cm"]))
     return out
 
@@ -106,6 +107,11 @@ def entry_margin_errors_cm(truth: list[dict], pred: list[dict]) -> list[float]:
 
     pairs, _, _ = match_events([e for e in truth if e["type"] == "zone_entry"],
                                [e for e in pred if e["type"] == "zone_entry"])
+    return _close_entry_errors_cm(pairs)
+
+
+def _close_entry_errors_cm(pairs: list[tuple[dict, dict]]) -> list[float]:
+    """``entry_margin_errors_cm`` of already matched (truth, prediction) ``zone_entry`` pairs."""
     out = []
     for t, p in pairs:
         mt, mp = t.get("margin_m"), p.get("margin_m")
