@@ -161,10 +161,9 @@ def sits_on_paint(body: np.ndarray, scene: IceScene, x0: int, y0: int) -> bool:
     """Whether a column of a blob's body (h, w) bool at work px (x0, y0) ends right on a marking's
     painted area (``IceScene.marking_mask``): only then can ``paint_covered_body`` give anything
     back (a cheap test before it)."""
-    h, w = body.shape
-    has = body.any(axis=0)
-    cols = np.flatnonzero(has)
-    below = y0 + h - np.argmax(body[::-1, cols], axis=0)  # the row under each column's lowest pixel
+    cols = np.flatnonzero(body.any(axis=0))
+    # The row under each column's lowest body pixel.
+    below = y0 + body.shape[0] - np.argmax(body[::-1, cols], axis=0)
     ok = below < scene.marking_mask.shape[0]
     return bool(np.any(scene.marking_mask[below[ok], x0 + cols[ok]]))
 
@@ -172,7 +171,8 @@ def sits_on_paint(body: np.ndarray, scene: IceScene, x0: int, y0: int) -> bool:
 def paint_covered_body(body: np.ndarray, scene: IceScene, x0: int, y0: int, top: int,
                        body_height_px: float) -> np.ndarray | None:
     """A blob's body with the painted pixels below it that are its own colour given back (see
-    ``PAINT_BODY_CHROMA_TOL``), or None when there are none.
+    ``PAINT_BODY_CHROMA_TOL``), or None when there are none. Worth calling only where
+    ``sits_on_paint`` holds (nothing can be given back elsewhere).
 
     Args:
         body: (h, w) bool the blob's pixels, at work px offset (x0, y0).
@@ -186,13 +186,7 @@ def paint_covered_body(body: np.ndarray, scene: IceScene, x0: int, y0: int, top:
     h, w = body.shape
     lim = min(scene.marking_mask.shape[0], y0 + top + int(np.ceil(body_height_px)))
     n_r = max(h, lim - y0)
-    has = body.any(axis=0)
-    last = np.where(has, h - 1 - np.argmax(body[::-1], axis=0), n_r)
-    # Only a column whose lowest body pixel sits right on the painted area can have been cut.
-    below = y0 + last[has] + 1
-    cols = np.flatnonzero(has)[below < lim]
-    if not len(cols) or not np.any(scene.marking_mask[y0 + last[cols] + 1, x0 + cols]):
-        return None
+    last = np.where(body.any(axis=0), h - 1 - np.argmax(body[::-1], axis=0), n_r)
     chroma = scene.ycc[y0 : y0 + n_r, x0 : x0 + w, 1:].astype(np.int16)
     own = chroma[:h][body]
     own = own[np.abs(own - 128).sum(axis=1) > BODY_MIN_CHROMA]
