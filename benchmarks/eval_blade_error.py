@@ -10,11 +10,18 @@ by the sledge's heading relative to the camera (``cos`` of the angle between the
 
     .venv/bin/python benchmarks/eval_blade_error.py --pred PRED_ROOT CLIP_DIR [CLIP_DIR ...]
     .venv/bin/python benchmarks/eval_blade_error.py --near-lines --pred PRED_ROOT CLIP_DIR [...]
+    .venv/bin/python benchmarks/eval_blade_error.py --by-motion --pred PRED_ROOT CLIP_DIR [...]
 
 A last table (``--near-lines``) asks what an offside call needs: for sledges moving along the
 rink (|vx| ≥ 1 m/s, from the truth), the blade midpoint's x error signed along the travel
 (+: ahead, i.e. deeper into the zone for an attacker going in), by the distance of the
 nearer of the truth's two blades from a blue line's band (0: on the paint) and by speed.
+
+Another (``--by-motion``) asks whether the model's sigma fits sledges by what the track can know
+of them: standing (< 0.5 m/s, heading unknown), slow and moving (>= 1.5 m/s, heading from the
+travel), each from the truth's speed. Per camera and class it prints the model's median sigma
+along the view, across it and in x, and the quantiles of |error| / sigma (p99, p99.7, max) in
+each: above 3 the model is too confident there, far under 3 too wide.
 
 PRED_ROOT holds one ``<name>__clip`` folder per clip (what ``rulesfromvideo batch`` writes for
 ``CLIP_DIR/clip.mp4``); a CLIP_DIR is what ``rulesfromvideo synth`` writes.
@@ -35,15 +42,18 @@ HEADING_BINS = ((-1.0, -0.7), (-0.7, -0.3), (-0.3, 0.3), (0.3, 0.7), (0.7, 1.01)
 
 
 def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
-    """(camera name, (N, 9) rows, one per blade: error x, y (m); its components along and
+    """(camera name, (N, 12) rows, one per blade: error x, y (m); its components along and
     across the view (m); heading cos; the model's covariance at the predicted point (4,
-    row-major, m², ``blade_covariance_rink``))."""
+    row-major, m², ``blade_covariance_rink``); the truth sledge's speed (m/s, from the previous
+    truth frame; nan on its first); the unit ground direction away from the camera (2))."""
     truth = load_truth(clip)
     recs = {int(r["frame"]): r for r in load_tracks(pred)}
-    rows = []
+    fps = float(truth.get("fps", 30.0))
+    rows, prev = [], {}
     for fr in truth["frames"]:
         H = fr.get("H_image_from_rink")
         rec = recs.get(int(fr["frame"]))
+        last, prev = prev, {p["id"]: _blade_centre(p) for p in fr.get("players", [])}
         if H is None or rec is None:
             continue
         cam = PlaneCamera.from_homography(np.linalg.inv(np.asarray(H, float)), truth["width"], truth["height"])
@@ -62,9 +72,10 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
             tb, pb = np.asarray(tp[i]["blades"], float), np.asarray(pp[j]["blades"], float)
             if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
                 pb = pb[::-1]
+            speed = float(np.linalg.norm(t_xy[i] - last[tp[i]["id"]]) * fps) if tp[i]["id"] in last else np.nan
             for e in pb - tb:
-                rows.append([e[0], e[1], e @ a, e @ c, heading, *S.ravel()])
-    return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 9)
+                rows.append([e[0], e[1], e @ a, e @ c, heading, *S.ravel(), speed, *a])
+    return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 12)
 
 
 LINE_BINS_M = ((0.0, 0.01), (0.01, 0.5), (0.5, 1.5), (1.5, np.inf))
@@ -129,6 +140,47 @@ def print_near_lines(by_cam: dict[str, list[np.ndarray]]) -> None:
             print(f"  {cam:9s} {lo_v:g}-{hi_v:g} m/s  " + "  ".join(cells))
 
 
+MOTION_CLASSES_MPS = (("standing", 0.0, 0.5), ("slow", 0.5, 1.5), ("moving", 1.5, np.inf))
+
+
+def motion_table(rows: np.ndarray) -> list[dict]:
+    """The model's fit by motion class for ``clip_errors`` rows of one camera.
+
+    Returns:
+        one dict per class with rows: ``name``, ``n``, and per component ``along``, ``across``,
+        ``x``: ``sigma_cm`` (median model sigma) and ``z`` (p99, p99.7, max of |error| / sigma).
+    """
+    S = rows[:, 5:9].reshape(-1, 2, 2)
+    a = rows[:, 10:12]
+    c = np.stack([-a[:, 1], a[:, 0]], axis=1)
+    comps = {"along": (rows[:, 2], a), "across": (rows[:, 3], c),
+             "x": (rows[:, 0], np.tile([1.0, 0.0], (len(rows), 1)))}
+    out = []
+    for name, lo, hi in MOTION_CLASSES_MPS:
+        m = (rows[:, 9] >= lo) & (rows[:, 9] < hi)
+        row = {"name": name, "n": int(m.sum())}
+        for comp, (err, d) in comps.items():
+            if not m.any():
+                row[comp] = None
+                continue
+            sig = np.sqrt(np.einsum("ni,nij,nj->n", d[m], S[m], d[m]))
+            z = np.abs(err[m]) / sig
+            row[comp] = {"sigma_cm": 100 * float(np.median(sig)),
+                         "z": tuple(float(v) for v in (np.percentile(z, 99), np.percentile(z, 99.7), z.max()))}
+        out.append(row)
+    return out
+
+
+def print_by_motion(by_cam: dict[str, list[np.ndarray]]) -> None:
+    print("\nerror model by motion (truth speed): median σ (cm) and |error|/σ p99 / p99.7 / max, along the view, "
+          "across it, in x:")
+    for cam, parts in sorted(by_cam.items()):
+        for row in motion_table(np.concatenate(parts)):
+            cells = [f"{comp} σ {row[comp]['sigma_cm']:5.1f} z {row[comp]['z'][0]:4.2f}/{row[comp]['z'][1]:4.2f}/"
+                     f"{row[comp]['z'][2]:4.2f}" for comp in ("along", "across", "x") if row[comp] is not None]
+            print(f"  {cam:9s} {row['name']:8s} n={row['n']:5d}  " + "   ".join(cells))
+
+
 def model_sigma_xy(rows: np.ndarray) -> np.ndarray:
     """(N, 2) σx, σy of the shipped model for the rows."""
     S = rows[:, 5:9].reshape(-1, 2, 2)
@@ -140,6 +192,7 @@ def main() -> None:
     ap.add_argument("--pred", required=True, type=Path)
     ap.add_argument("--isotropic-m", type=float, default=T.BLADE_SIGMA_M)
     ap.add_argument("--near-lines", action="store_true", help="also the x error near the blue lines (see doc)")
+    ap.add_argument("--by-motion", action="store_true", help="also the model's fit by the sledges' motion (see doc)")
     ap.add_argument("clips", nargs="+", type=Path)
     args = ap.parse_args()
     by_cam: dict[str, list[np.ndarray]] = {}
@@ -183,6 +236,8 @@ def main() -> None:
         print(f"  {cam:9s} n={len(R):5d}  " + "   ".join(cells))
     if near:
         print_near_lines(near)
+    if args.by_motion:
+        print_by_motion(by_cam)
 
 
 if __name__ == "__main__":
