@@ -138,6 +138,13 @@ BLADE_PX_SIGMA_U = 5.0
 BLADE_PX_SIGMA_V = 3.0
 BLADE_ALONG_SIGMA_M = 0.30
 BLADE_ACROSS_SIGMA_M = 0.15
+# Where the camera looks down steeply (``vision.players.steep_view``) the contact is not an edge of
+# the silhouette but the ground point under its centroid, which many pixels average: its pixel
+# part is this (px, either image axis) instead of the edges' (BLADE_PX_SIGMA_U, _V). Chosen on the
+# tuning renders' overhead views (seeds 408-471, `benchmarks/eval_blade_error.py --by-motion`, end
+# to end): 5 px made the overhead model twice too wide (|x error| at most 1.68 σx); at 2 px σx
+# 39.9 → 30.5 cm and σy 24.8 → 21.2 cm (medians) with the largest error 2.5 σ in x and y.
+STEEP_PX_SIGMA = 2.0
 # Where a sledge's legs are resolvable (``legs_resolvable``), the seat's depth along the view is
 # also unsure by the legs' reach towards the camera (0.61 m head-on), whose heading a standing
 # sledge does not tell: half of it, as a further 1-sigma along the view. On the tuning clips
@@ -563,10 +570,12 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
                           work_scale: float = IceConfig.scale) -> np.ndarray:
     """Error covariance of blade points that this module reports, for the rules.
 
-    ``Σ = J diag(BLADE_PX_SIGMA_U², BLADE_PX_SIGMA_V²) Jᵀ + σ_along² · a aᵀ
+    ``Σ = J diag(σ_u², σ_v²) Jᵀ + σ_along² · a aᵀ
     + BLADE_ACROSS_SIGMA_M² · c cᵀ`` with J = d(rink m)/d(image px) of the ice plane at the
-    point, a the unit ground direction away from the camera, c ⟂ a, and σ_along =
-    BLADE_ALONG_SIGMA_M, with BLADE_LEGS_SIGMA_M added in quadrature where the legs are
+    point, a the unit ground direction away from the camera, c ⟂ a, (σ_u, σ_v) =
+    (BLADE_PX_SIGMA_U, BLADE_PX_SIGMA_V) px for a silhouette's edge and STEEP_PX_SIGMA on both
+    axes where the camera looks down steeply (the contact under the body's centroid), and
+    σ_along = BLADE_ALONG_SIGMA_M, with BLADE_LEGS_SIGMA_M added in quadrature where the legs are
     resolvable. A side camera thus knows a blade's x (across its view) better than its y; a
     goal camera the reverse.
 
@@ -587,7 +596,9 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     J = np.linalg.inv(J_image_from_rink[ok])  # rink m per image px
     a = cam.away_direction_rink(xy[ok])
     c = np.stack([-a[:, 1], a[:, 0]], axis=1)
-    px = np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2])
+    steep = steep_view(cam, xy[ok])
+    px = np.where(steep[:, None, None], np.diag([STEEP_PX_SIGMA ** 2, STEEP_PX_SIGMA ** 2])[None],
+                  np.diag([BLADE_PX_SIGMA_U ** 2, BLADE_PX_SIGMA_V ** 2])[None])
     legs = legs_resolvable(cam, xy[ok], work_scale)
     along2 = BLADE_ALONG_SIGMA_M ** 2 + np.where(legs, BLADE_LEGS_SIGMA_M ** 2, 0.0)
     out[ok] = (J @ px @ np.swapaxes(J, 1, 2)

@@ -503,6 +503,31 @@ def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
     assert legs_resolvable(near, np.array([[-24.0, 1.0], [20.0, 1.0]])).tolist() == [True, False]
 
 
+def test_blade_covariance_seen_from_above_takes_the_centroid_pixel_error():
+    """Looking down steeply (elevation >= STEEP_VIEW_ELEVATION_DEG) the contact is under the body's
+    centroid: the pixel part is STEEP_PX_SIGMA on both image axes, not the edges' (u, v) — the
+    rest (along and across the view) is unchanged. Hand-computed as in the side-camera test."""
+    from vision.geometry import PlaneCamera
+    from vision.players import steep_view
+    from vision.sim.camera import Camera
+    from vision.tracking import (BLADE_ACROSS_SIGMA_M, BLADE_ALONG_SIGMA_M, BLADE_LEGS_SIGMA_M, BLADE_PX_SIGMA_U,
+                                 STEEP_PX_SIGMA, blade_covariance_rink, legs_resolvable)
+
+    top = Camera.from_look_at([0.0, 0.0, 25.0], [5.0, 0.0, 0.0], 60.0, 1280, 720)
+    pc = PlaneCamera.from_homography(np.linalg.inv(top.H_image_from_rink()), 1280, 720)
+    pt = np.array([[5.0, 1.0]])
+    assert steep_view(pc, pt)[0]  # atan(25 / 5.1 m) = 78.5 degrees
+    S = blade_covariance_rink(pc, pt)[0]
+    J = np.linalg.inv(pc.jacobian_image_from_rink(pt)[0])
+    a = pt[0] / np.linalg.norm(pt[0])  # from the camera's foot (0, 0)
+    c = np.array([-a[1], a[0]])
+    along2 = BLADE_ALONG_SIGMA_M ** 2 + (BLADE_LEGS_SIGMA_M ** 2 if legs_resolvable(pc, pt)[0] else 0)
+    metric = along2 * np.outer(a, a) + BLADE_ACROSS_SIGMA_M ** 2 * np.outer(c, c)
+    np.testing.assert_allclose(S - J @ J.T * STEEP_PX_SIGMA ** 2, metric, atol=1e-6)
+    assert STEEP_PX_SIGMA < BLADE_PX_SIGMA_U
+    assert np.linalg.eigvalsh(S)[-1] < np.linalg.eigvalsh(J @ J.T * BLADE_PX_SIGMA_U ** 2 + metric)[-1]
+
+
 def test_legs_reach_towards_the_camera_only_for_a_sledge_pointing_at_it():
     """Hand-computed from the sledge's geometry (IPC 300 g, 303, 305): legs 0.8 m long within
     the body's columns (half width 0.22 m), less the seat's half width 0.19 m."""
