@@ -65,6 +65,35 @@ def test_a_player_on_a_line_painted_in_his_colour_is_read_where_he_sits(kit):
         assert abs(contact["away"][0] - x) < 0.10
 
 
+def test_a_player_with_another_stacked_behind_him_is_read_under_his_own_torso(kit):
+    """A blue sledge 3 m behind a red one and 0.6 m along his legs stands above the red one's legs
+    in the side camera's image: one blob, more than ``STACKED_BLOB_FACTOR`` players tall, whose
+    tallest columns are the two bodies stacked. Read from the front player's own height above the
+    blob's bottom (``front_body``), the red one's contact is where it is when he is alone; from
+    the whole blob it was 22 cm along his legs."""
+    det, _, _, _ = _detect(kit, {1: ((3.0, 2.0), 0.0, HOME)})
+    alone = det.data["contact_rink_m"][_nearest(det, (3.0, 2.0))[0]]
+    det, _, _, _ = _detect(kit, {1: ((3.0, 2.0), 0.0, HOME), 2: ((3.6, 5.0), 0.0, AWAY)})
+    assert len(det) == 1  # the two merged into one blob
+    assert np.linalg.norm(det.data["contact_rink_m"][0] - alone) < 0.03
+
+
+def test_front_body_keeps_a_blob_no_taller_than_a_player_whole():
+    # Hand-drawn: a 40-row torso over 10-row legs is one player of 50 rows (expected 40): kept
+    # whole; with a 50-row body stacked above it (100 rows) the front part is its lowest 40 rows.
+    from vision.players import STACKED_BLOB_FACTOR, front_body
+
+    one = np.zeros((120, 60), bool)
+    one[60:110, 30:40] = True
+    one[100:110, 10:40] = True
+    assert 50 <= STACKED_BLOB_FACTOR * 40 and front_body(one, 40.0) is None
+    stacked = one.copy()
+    stacked[10:60, 12:22] = True
+    low = front_body(stacked, 40.0)
+    assert low is not None and np.flatnonzero(low.any(axis=1)).tolist() == list(range(70, 110))
+    assert np.array_equal(low[70:], stacked[70:])
+
+
 def test_standing_players_are_read_by_their_jerseys_and_feet(kit):
     # Sponge players stand: the standing body reads the jersey band (1.0-1.45 m; at a seated
     # torso's height a standing player shows his dark trousers) and puts the feet 0.2 m beyond
