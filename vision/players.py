@@ -334,30 +334,23 @@ class PlayerDetector:
                 body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
                 if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
                     continue
-                contact_work = self._contact(body_sub, px0, y)
-                contact_full = scene.to_full(contact_work)
-                contact_rink, ok = scene.cam.rink_from_image(contact_full)
-                if not ok[0]:
+                found = self._contact_on_ice(body_sub, px0, y, scene)
+                if found is None:
                     continue
-                if not steep_view(scene.cam, contact_rink)[0]:
-                    exp_h0 = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
-                    low = front_body(body_sub, exp_h0)
+                if not steep_view(scene.cam, found[1])[0]:
+                    low = front_body(body_sub, self._height_px(scene, found[1]))
                     if low is not None:
-                        contact_work = self._contact(low, px0, y)
-                        contact_full = scene.to_full(contact_work)
-                        contact_rink, ok = scene.cam.rink_from_image(contact_full)
-                        if not ok[0]:
+                        found = self._contact_on_ice(low, px0, y, scene)
+                        if found is None:
                             continue
                 if self.body.kind == "sledge" and sits_on_paint(body_sub, scene, px0, y) and \
-                        not steep_view(scene.cam, contact_rink)[0]:
-                    exp_h0 = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
-                    body_full = paint_covered_body(body_sub, scene, px0, y, top, exp_h0)
+                        not steep_view(scene.cam, found[1])[0]:
+                    body_full = paint_covered_body(body_sub, scene, px0, y, top, self._height_px(scene, found[1]))
                     if body_full is not None:
-                        contact_work = self._contact(body_full, px0, y)
-                        contact_full = scene.to_full(contact_work)
-                        contact_rink, ok = scene.cam.rink_from_image(contact_full)
-                        if not ok[0]:
+                        found = self._contact_on_ice(body_full, px0, y, scene)
+                        if found is None:
                             continue
+                contact_full, contact_rink = found
                 if steep_view(scene.cam, contact_rink)[0]:
                     contact_full, contact_rink = self._under_body(body_sub, px0, y, scene, contact_full, contact_rink,
                                                                   self.body.centre_height_m)
@@ -381,7 +374,7 @@ class PlayerDetector:
                 # its height in view says nothing then.
                 cut_top = y + top == 0 and x1w - x0w <= 2.0 * exp_w
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
-                exp_h = self.body.height_m * float(scene.cam.vertical_px_per_m(contact_rink)[0]) * s
+                exp_h = self._height_px(scene, contact_rink)
                 if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
                     continue
                 boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area), cut_top))
@@ -502,6 +495,18 @@ class PlayerDetector:
             return [(x, x + w)]
         edges = [0] + cuts + [w]
         return [(x + e0, x + e1) for e0, e1 in zip(edges, edges[1:]) if e1 - e0 >= 2]
+
+    def _height_px(self, scene: IceScene, xy_rink_m: np.ndarray) -> float:
+        """Work px a player of this body stands tall at the (1, 2) ground point, m."""
+        return self.body.height_m * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * scene.scale
+
+    def _contact_on_ice(self, body: np.ndarray, x_off: int, y_off: int,
+                        scene: IceScene) -> tuple[np.ndarray, np.ndarray] | None:
+        """(full px (1, 2), rink m (1, 2)) of ``_contact`` of a body mask at work px (x_off, y_off);
+        None where its ray does not meet the ice."""
+        contact_full = scene.to_full(self._contact(body, x_off, y_off))
+        contact_rink, ok = scene.cam.rink_from_image(contact_full)
+        return (contact_full, contact_rink) if ok[0] else None
 
     @staticmethod
     def _contact(sub: np.ndarray, x_off: int, y_off: int) -> np.ndarray:
