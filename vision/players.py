@@ -161,7 +161,7 @@ PLAYER_BODIES = {"sledge": SEATED, "standing": STANDING}
 # others behind him stacked above him in the image (a seated player's stick held upright reaches
 # about 1.5 of his height). Measured on the tuning renders (`rulesfromvideo eval tracks`, true
 # homographies; docs/vision.md stop 34): 1.25, 1.4 and 1.6 all cut the broadcast blade p95 by
-# 3-4 cm, but below 1.6 a sledge sitting on a centre-ice logo (offside_carried_blueline_506) was
+# about 3 cm, but below 1.6 a sledge sitting on a centre-ice logo (offside_carried_blueline_506) was
 # read at the logo's near edge and left a still track there (IDF1 91.8 -> 88.4 %).
 STACKED_BLOB_FACTOR = 1.6
 
