@@ -4,7 +4,7 @@
 calibration stage for `rink_from_image`, the vision stage for one
 `tracks.jsonl` record in rink metres, and appends both to their files (memory
 stays flat in video length; tracks records wait in ``vision.revisions.HeldRecords``: a fixed
-14 frames for what the tracker learns later, and at most a few seconds in
+4 s for what the tracker learns later (a flight's first frames, a logo's track), and at most a few seconds in
 ``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a carried
 puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
 the video itself and pipes its per-frame results (a few hundred bytes each)
@@ -167,7 +167,7 @@ def analyze(
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
-                    for rec in held.push(record, obs.puck_backfill, obs.puck_revisions):
+                    for rec in held.push(record, obs.puck_backfill, obs.puck_revisions, obs.player_retractions):
                         tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)

@@ -7,9 +7,12 @@ The tracker learns some things about earlier frames only later:
 * **flight revisions** (``FrameObservation.puck_revisions``): a flight recognised on this frame
   (``vision.puck_flight``: after ``FLIGHT_MIN_MEASUREMENTS`` rays) — the earlier frames of the
   same trajectory, reported where their rays meet the ice, were in the air, where the fit puts
-  them (unmeasured, with ``z``).
+  them (unmeasured, with ``z``);
+* **player retractions** (``FrameObservation.player_retractions``): a still track that the learned
+  model's checks found to be paint in the ice (a logo in a team's colour) — it was never a
+  player, on the earlier frames either.
 
-``RecordReviser`` holds the last ``delay_frames`` records and applies both to the records it
+``RecordReviser`` holds the last ``delay_frames`` records and applies all three to the records it
 still holds, then releases them in frame order: memory stays flat, and a writer adds a fixed
 delay of ``delay_frames`` frames (the overlay feed, which must keep up live, does not use it).
 ``HeldRecords`` is the whole way from the tracker to a ``tracks.jsonl`` writer (``analyze``,
@@ -27,6 +30,11 @@ from typing import Iterable
 from vision.possession import STICK_REACH_M, CarriedPuckFiller
 from vision.tracking import FLIGHT_MAX_MEASUREMENTS
 
+#: How long ``HeldRecords`` holds records, s: a logo's track is found to be paint once
+#: ``PAINT_CHECKS`` checks a third of a second apart have missed it, 2.7 s or more after its
+#: checks begin; its records of those seconds are then still held and taken out.
+RETRACT_HOLD_S = 4.0
+
 
 class RecordReviser:
     """Hold ``tracks.jsonl`` records long enough for the tracker's later knowledge to reach them.
@@ -38,6 +46,7 @@ class RecordReviser:
     Attributes:
         backfilled: records whose unknown puck was filled by a backfill.
         revised: records whose puck was replaced by a flight revision.
+        retracted: players taken out of held records by retractions.
     """
 
     def __init__(self, delay_frames: int) -> None:
@@ -45,8 +54,10 @@ class RecordReviser:
         self._held: deque[dict] = deque()
         self.backfilled = 0
         self.revised = 0
+        self.retracted = 0
 
-    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = ()) -> list[dict]:
+    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
+             retractions: Iterable[int] = ()) -> list[dict]:
         """Take the next record; return the records that are final, in frame order.
 
         Args:
@@ -55,7 +66,14 @@ class RecordReviser:
                 unknown puck gets it.
             revisions: ``[{"frame", "x", "y", "z", "measured"}]``: a held record of that frame
                 with a puck gets this one instead (its ``touch`` kept).
+            retractions: player ids that were never players: taken out of every held record.
         """
+        gone = {int(k) for k in retractions}
+        if gone:
+            for r in self._held:
+                kept = [p for p in r.get("players", []) if int(p["id"]) not in gone]
+                self.retracted += len(r.get("players", [])) - len(kept)
+                r["players"] = kept
         fill = {int(b["frame"]): {k: b[k] for k in ("x", "y", "measured")} for b in backfill}
         rev = {int(r["frame"]): {k: r[k] for k in ("x", "y", "z", "measured") if k in r} for r in revisions}
         if fill or rev:
@@ -90,19 +108,22 @@ class HeldRecords:
         stick_reach_m: the players' stick reach while carrying (``PlayerBody.stick_reach_m``), m.
 
     Attributes:
-        reviser: the ``RecordReviser`` (``FLIGHT_MAX_MEASUREMENTS`` records held).
+        reviser: the ``RecordReviser`` (``RETRACT_HOLD_S`` of records held, at least
+            ``FLIGHT_MAX_MEASUREMENTS``).
         carried: the ``CarriedPuckFiller``.
     """
 
     def __init__(self, fps: float, stick_reach_m: float = STICK_REACH_M) -> None:
-        self.reviser = RecordReviser(FLIGHT_MAX_MEASUREMENTS)
+        self.reviser = RecordReviser(max(FLIGHT_MAX_MEASUREMENTS, int(round(RETRACT_HOLD_S * fps))))
         self.carried = CarriedPuckFiller(fps, stick_reach_m=stick_reach_m)
 
-    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = ()) -> list[dict]:
+    def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
+             retractions: Iterable[int] = ()) -> list[dict]:
         """Take the next record with what the tracker learnt on its frame about earlier ones
-        (``FrameObservation.puck_backfill``, ``puck_revisions``); return the final records, in
-        frame order."""
-        return [out for held in self.reviser.push(record, backfill, revisions) for out in self.carried.push(held)]
+        (``FrameObservation.puck_backfill``, ``puck_revisions``, ``player_retractions``); return
+        the final records, in frame order."""
+        return [out for held in self.reviser.push(record, backfill, revisions, retractions)
+                for out in self.carried.push(held)]
 
     def flush(self) -> list[dict]:
         """Every record still held, in frame order (the clip's end, an error or Ctrl-C): the

@@ -1133,6 +1133,9 @@ class FrameObservation:
             the air (``PuckTracker.flight_revisions``); a writer that still holds those records
             may replace their puck (``vision.revisions.RecordReviser``); a face-off drop seen to
             land puts those of its fall over the landing spot (``PuckTracker._drop_step``).
+        player_retractions: ids of tracks found on this frame to be paint in the ice (a logo
+            in a team's colour, ``FrameTracker._check_shapes``), reported until now: a writer
+            that still holds their earlier records may take them out (``RecordReviser``).
     """
 
     frame: int
@@ -1144,6 +1147,7 @@ class FrameObservation:
     puck_peaks: Detections | None = None
     puck_backfill: list[dict] = field(default_factory=list)
     puck_revisions: list[dict] = field(default_factory=list)
+    player_retractions: list[int] = field(default_factory=list)
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -1280,6 +1284,8 @@ class FrameTracker:
         self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
         self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
         self._last_puck_seen: tuple[int, np.ndarray] | None = None  # (frame, (2,) rink m) of the last measured record
+        self._retracted: set[int] = set()  # tracks found to be paint after they were reported
+        self._retract_now: list[int] = []  # ... on this frame (``FrameObservation.player_retractions``)
 
     def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
         """Process one frame.
@@ -1296,6 +1302,7 @@ class FrameTracker:
         """
         n_step = 1 if self._last_frame is None else max(1, frame_index - self._last_frame)
         self._last_frame = frame_index
+        self._retract_now = []
         self.players.predict(n_step)
         self.puck.predict(frame_index)
         H = getattr(calib, "rink_from_image", calib)
@@ -1314,7 +1321,8 @@ class FrameTracker:
                 self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
             self._earlier.clear()
-            return FrameObservation(frame_index, float(t), puck, self._player_records(None))
+            players = self._player_records(None)
+            return FrameObservation(frame_index, float(t), puck, players, player_retractions=list(self._retract_now))
 
         v_full = max_channel(frame_bgr)
         lens_map = _lens_mapper(calib)
@@ -1381,7 +1389,7 @@ class FrameTracker:
             self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
         self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
-                                self.puck.flight_revisions(frame_index))
+                                self.puck.flight_revisions(frame_index), list(self._retract_now))
 
     # ----------------------------------------------------------------- helpers
     def _keyframe(self) -> bool:
@@ -1535,10 +1543,23 @@ class FrameTracker:
         px = 0.7 + 0.1 * cands.data.get("streak_length_px", np.zeros(len(cands)))
         return np.clip(px / np.maximum(scale, 1e-3), 0.01, 0.5)
 
+    def _retract_if_paint(self, tr: PlayerTrack, xy_rink_m: np.ndarray | None) -> bool:
+        """Whether a still track at ``xy_rink_m`` (2,) m lies on paint in the ice (a logo,
+        ``_check_shapes``); the first time, its id goes into this frame's ``player_retractions``
+        (its held records go too)."""
+        if tr.max_disp_m >= self.players.min_move_m or xy_rink_m is None or not self.paint.is_paint(xy_rink_m):
+            return False
+        if tr.id not in self._retracted:
+            self._retracted.add(tr.id)
+            self._retract_now.append(tr.id)
+        return True
+
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
+        for tr in self.players.lost:  # a logo's earlier tracks, lost before its spot was found out
+            self._retract_if_paint(tr, tr.last_contact)
         for tr in self.players.reported():
-            if tr.max_disp_m < self.players.min_move_m and self.paint.is_paint(tr.kf.xy):
+            if self._retract_if_paint(tr, tr.kf.xy):
                 continue  # a logo in the ice (``_check_shapes``)
             contact = tr.kf.xy
             if cam is not None:

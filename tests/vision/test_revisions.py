@@ -47,3 +47,31 @@ def test_a_revision_of_a_record_already_released_changes_nothing():
     rv.push(_rec(2, {"x": 1.2, "y": 0.0, "measured": True}),
             revisions=[{"frame": 0, "x": 3.0, "y": 3.0, "z": 0.5, "measured": False}])
     assert released[0]["puck"] == {"x": 1.0, "y": 0.0, "measured": True} and rv.revised == 0
+
+
+def _with_players(f, ids):
+    return {"frame": f, "t": f / 30.0, "puck": None,
+            "players": [{"id": k, "team": "home", "role": "skater", "blades": [[k, 0.0], [k, 0.25]]} for k in ids]}
+
+
+def test_a_retracted_track_leaves_every_held_record_and_only_those():
+    # Track 7 (a logo found to be paint on frame 3) goes from the records still held (1, 2), not
+    # from the one already released (0); track 2 stays everywhere.
+    rv = RecordReviser(2)
+    out = []
+    for f in range(3):
+        out += rv.push(_with_players(f, [2, 7]))
+    out += rv.push(_with_players(3, [2]), retractions=[7])
+    out += rv.flush()
+    assert [[p["id"] for p in r["players"]] for r in out] == [[2, 7], [2], [2], [2]]
+    assert rv.retracted == 2
+
+
+def test_held_records_hold_long_enough_for_a_logo_to_be_found():
+    # A logo is paint after PAINT_CHECKS checks a third of a second apart: its records of
+    # that time (and the checks' start) are still held then.
+    from vision.revisions import RETRACT_HOLD_S, HeldRecords
+    from vision.tracking import PAINT_CHECKS
+
+    held = HeldRecords(30.0)
+    assert held.reviser.delay == int(round(RETRACT_HOLD_S * 30.0)) > PAINT_CHECKS * 0.33 * 30.0

@@ -986,6 +986,41 @@ def test_a_still_track_the_model_never_sees_as_a_sledge_is_paint(kit, case):
         assert model.calls == 0
 
 
+def test_a_logo_found_to_be_paint_leaves_the_written_records_too(kit):
+    """The "paint" case above through ``HeldRecords`` (what ``analyze`` writes): on the frame the
+    still blob's spot becomes paint its tracks are retracted, each once, and no written record
+    holds anything at the logo, from the first frame on; the other players' records are written
+    as reported."""
+    from vision.revisions import HeldRecords
+
+    model = _FakeSledgeModel(kit.cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model, puck_verifier=None)
+    held = HeldRecords(FPS)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    still = (3.0, 2.0)
+    written, retracted, reported_at_logo, elsewhere = [], [], set(), []
+    for f in range(150):
+        a, b = (-4.0 + 0.1 * f, -3.0), (10.0 - 0.08 * f, 4.0)
+        model.spots = [a, b]
+        img, _ = kit.drawer.frame({1: (still, 0.0, HOME), 2: (a, 0.0, HOME), 3: (b, np.pi, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+        retracted += obs.player_retractions
+        reported_at_logo |= {p["id"] for p in obs.players if np.linalg.norm(np.mean(p["blades"], axis=0) - still) < 0.6}
+        elsewhere.append([p["id"] for p in obs.players])
+        written += held.push({"frame": f, "t": f / FPS, **{"puck": obs.puck, "players": obs.players}},
+                             obs.puck_backfill, obs.puck_revisions, obs.player_retractions)
+    written += held.flush()
+    assert reported_at_logo and set(retracted) == reported_at_logo and len(retracted) == len(set(retracted))
+    assert [r["frame"] for r in written] == list(range(150))
+    at_logo = [r["frame"] for r in written for p in r["players"]
+               if np.linalg.norm(np.mean(p["blades"], axis=0) - still) < 0.6]
+    assert at_logo == []
+    # Nothing else is taken out: the moving players' records are written as reported.
+    elsewhere = [sorted(k for k in ids if k not in reported_at_logo) for ids in elsewhere]
+    assert [sorted(p["id"] for p in r["players"]) for r in written] == elsewhere
+    assert sum(len(ids) == 2 for ids in elsewhere) >= 120
+
+
 def test_paint_map_adds_up_the_checks_of_a_spot():
     """Checks add up over a square and its eight neighbours (a logo's track restarts nearby);
     one look at a sledge there rules paint out for good; a spot two squares away is separate."""
