@@ -4,9 +4,9 @@
 calibration stage for `rink_from_image`, the vision stage for one
 `tracks.jsonl` record in rink metres, and appends both to their files (memory
 stays flat in video length; tracks records wait in ``vision.revisions.HeldRecords``: a fixed
-4 s for what the tracker learns later (a flight's first frames, a logo's track), and at most a few seconds in
-``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a carried
-puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
+4 s for what the tracker learns later (a flight's first frames, a logo's track), and at most
+a few seconds in ``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a
+carried puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
 the video itself and pipes its per-frame results (a few hundred bytes each)
 ahead (`calibrations`, `rulesfromvideo.calibration_worker`), so calibration and
 vision use two cores at once; each stage still sees every frame in order, so the
