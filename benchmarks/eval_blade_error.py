@@ -41,38 +41,58 @@ from vision.geometry import PlaneCamera
 HEADING_BINS = ((-1.0, -0.7), (-0.7, -0.3), (-0.3, 0.3), (0.3, 0.7), (0.7, 1.01))
 
 
+def matched_sledges(clip: Path, pred: Path):
+    """The clip's truth and, per truth frame with a prediction, its visible sledges matched to
+    predicted players (Hungarian on blade centres, ≤ 1 m).
+
+    Returns:
+        (truth, iterator of (truth frame, [(truth player, predicted player, truth centre (2,),
+        predicted centre (2,), the truth centre on the previous frame (2,) or None)])), m.
+    """
+    truth = load_truth(clip)
+    recs = {int(r["frame"]): r for r in load_tracks(pred)}
+
+    def frames():
+        prev = {}
+        for fr in truth["frames"]:
+            last, prev = prev, {p["id"]: _blade_centre(p) for p in fr.get("players", [])}
+            rec = recs.get(int(fr["frame"]))
+            if rec is None:
+                continue
+            tp = [p for p in fr.get("players", []) if p.get("visible", True) and p.get("kind", "sledge") == "sledge"]
+            pp = rec.get("players", [])
+            t_xy = np.array([_blade_centre(p) for p in tp]).reshape(-1, 2)
+            p_xy = np.array([_blade_centre(p) for p in pp]).reshape(-1, 2)
+            yield fr, [(tp[i], pp[j], t_xy[i], p_xy[j], last.get(tp[i]["id"])) for i, j, _ in _match(t_xy, p_xy, 1.0)]
+
+    return truth, frames()
+
+
 def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
     """(camera name, (N, 12) rows, one per blade: error x, y (m); its components along and
     across the view (m); heading cos; the model's covariance at the predicted point (4,
     row-major, m², ``blade_covariance_rink``); the truth sledge's speed (m/s, from the previous
     truth frame; nan on its first); the unit ground direction away from the camera (2))."""
-    truth = load_truth(clip)
-    recs = {int(r["frame"]): r for r in load_tracks(pred)}
+    truth, frames = matched_sledges(clip, pred)
     fps = float(truth.get("fps", 30.0))
-    rows, prev = [], {}
-    for fr in truth["frames"]:
+    rows = []
+    for fr, pairs in frames:
         H = fr.get("H_image_from_rink")
-        rec = recs.get(int(fr["frame"]))
-        last, prev = prev, {p["id"]: _blade_centre(p) for p in fr.get("players", [])}
-        if H is None or rec is None:
+        if H is None:
             continue
         cam = PlaneCamera.from_homography(np.linalg.inv(np.asarray(H, float)), truth["width"], truth["height"])
-        tp = [p for p in fr.get("players", []) if p.get("visible", True) and p.get("kind", "sledge") == "sledge"]
-        pp = rec.get("players", [])
-        t_xy = np.array([_blade_centre(p) for p in tp]).reshape(-1, 2)
-        p_xy = np.array([_blade_centre(p) for p in pp]).reshape(-1, 2)
-        for i, j, _ in _match(t_xy, p_xy, 1.0):
-            a = cam.away_direction_rink(t_xy[i][None])[0]
+        for t, p, t_xy, p_xy, t_last in pairs:
+            a = cam.away_direction_rink(t_xy[None])[0]
             c = np.array([-a[1], a[0]])
             heading = np.nan
-            if tp[i].get("front_skid") is not None:
-                h = np.asarray(tp[i]["front_skid"], float) - t_xy[i]
+            if t.get("front_skid") is not None:
+                h = np.asarray(t["front_skid"], float) - t_xy
                 heading = float(-(h / max(np.linalg.norm(h), 1e-9)) @ a)
-            S = T.blade_covariance_rink(cam, p_xy[j][None])[0]
-            tb, pb = np.asarray(tp[i]["blades"], float), np.asarray(pp[j]["blades"], float)
+            S = T.blade_covariance_rink(cam, p_xy[None])[0]
+            tb, pb = np.asarray(t["blades"], float), np.asarray(p["blades"], float)
             if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
                 pb = pb[::-1]
-            speed = float(np.linalg.norm(t_xy[i] - last[tp[i]["id"]]) * fps) if tp[i]["id"] in last else np.nan
+            speed = float(np.linalg.norm(t_xy - t_last) * fps) if t_last is not None else np.nan
             for e in pb - tb:
                 rows.append([e[0], e[1], e @ a, e @ c, heading, *S.ravel(), speed, *a])
     return str(truth.get("camera", "?")), np.asarray(rows, float).reshape(-1, 12)
@@ -100,29 +120,20 @@ def line_rows(clip: Path, pred: Path) -> np.ndarray:
     """(N, 3) rows, one per matched moving sledge and frame: the distance of the nearer of its
     truth blades from the nearest blue line's band (m, 0 on the paint), its speed along x (m/s,
     from consecutive truth frames), and the blade midpoint's x error signed along its travel (m)."""
-    truth = load_truth(clip)
     bands = blue_line_bands_x(clip)
+    truth, frames = matched_sledges(clip, pred)
     fps = float(truth.get("fps", 30.0))
-    recs = {int(r["frame"]): r for r in load_tracks(pred)}
-    rows, prev = [], {}
-    for fr in truth["frames"]:
-        cur = {p["id"]: _blade_centre(p) for p in fr.get("players", [])}
-        rec = recs.get(int(fr["frame"]))
-        if rec is not None and bands:
-            tp = [p for p in fr.get("players", []) if p.get("visible", True) and p.get("kind", "sledge") == "sledge"]
-            pp = rec.get("players", [])
-            t_xy = np.array([_blade_centre(p) for p in tp]).reshape(-1, 2)
-            p_xy = np.array([_blade_centre(p) for p in pp]).reshape(-1, 2)
-            for i, j, _ in _match(t_xy, p_xy, 1.0):
-                if tp[i]["id"] not in prev:
-                    continue
-                vx = float(t_xy[i][0] - prev[tp[i]["id"]][0]) * fps
-                if abs(vx) < SPEED_BINS_MPS[0][0]:
-                    continue
-                xs = np.asarray(tp[i]["blades"], float)[:, 0]
-                dist = min(max(x0 - x, x - x1, 0.0) for x0, x1 in bands for x in xs)
-                rows.append([dist, abs(vx), float(np.sign(vx) * (p_xy[j][0] - t_xy[i][0]))])
-        prev = cur
+    rows = []
+    for _, pairs in (frames if bands else ()):
+        for t, _, t_xy, p_xy, t_last in pairs:
+            if t_last is None:
+                continue
+            vx = float(t_xy[0] - t_last[0]) * fps
+            if abs(vx) < SPEED_BINS_MPS[0][0]:
+                continue
+            xs = np.asarray(t["blades"], float)[:, 0]
+            dist = min(max(x0 - x, x - x1, 0.0) for x0, x1 in bands for x in xs)
+            rows.append([dist, abs(vx), float(np.sign(vx) * (p_xy[0] - t_xy[0]))])
     return np.asarray(rows, float).reshape(-1, 3)
 
 
