@@ -1,12 +1,15 @@
 """The calibration stage in a process of its own, for `rulesfromvideo.pipeline.calibrations`.
 
 ``python -m rulesfromvideo.calibration_worker VIDEO GAME.json FPS [--camera-profile P]
-[--max-frames N]`` decodes the video itself and writes, for every frame in order, a
-pickled ``(frame index, calibration.registration.CalibrationResult)`` to its standard
-output, then a pickled ``None`` — or the pickled exception that stopped it (a truncated
-video's ``VideoError``). Anything else the stage prints goes to standard error, so the
-stream holds only results. The parent reads at its own pace; the pipe's buffer bounds
-how far this process runs ahead.
+[--max-frames N]`` decodes the video and, for every frame in order, calibrates it and builds
+the vision stage's per-frame scene (`vision.frame_scene.SceneBuilder`: the ice model and the
+max channel, which depend on the frame and its calibration only), and sends
+``(frame index, frame_bgr, calibration.registration.CalibrationResult,
+vision.frame_scene.FrameScene)`` to its parent through `rulesfromvideo.shm_pipe` (the
+arrays in shared memory, the rest pickled on standard output), then ``None`` — or the
+exception that stopped it (a truncated video's ``VideoError``). The parent acknowledges each
+item on this process's standard input; at most a few items are in flight. Anything else the
+stage prints goes to standard error, so the stream holds only results.
 
 A separate interpreter started with ``-m`` (not ``multiprocessing``'s spawn, which
 re-runs the parent's main script) works the same under the CLI, a script without a
@@ -16,7 +19,7 @@ re-runs the parent's main script) works the same under the CLI, a script without
 from __future__ import annotations
 
 import argparse
-import pickle
+import signal
 import sys
 
 
@@ -29,8 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-frames", type=int)
     args = ap.parse_args(argv)
     from rulesfromvideo.childproc import result_stream
+    from rulesfromvideo.shm_pipe import SlotWriter
 
+    # A terminate() from the parent runs the finally below, which frees the shared memory.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     out = result_stream()
+    writer = SlotWriter(out, sys.stdin.buffer)
     try:
         import os
 
@@ -38,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
         from rulesfromvideo.game import GameDescriptor
-        from rulesfromvideo.pipeline import calibrate_frames
+        from vision.frame_scene import SceneBuilder
         from vision.video import iter_frames
 
         # Beside the vision stage a second calibration thread only takes the vision's core.
@@ -51,29 +58,32 @@ def main(argv: list[str] | None = None) -> int:
             profile = CameraProfile.load(args.camera_profile)
         rink = RinkModel(GameDescriptor.from_file(args.game).rink_spec())
         calibrator = Calibrator(rink, camera_profile=profile, fps=args.fps)
-        for item in calibrate_frames(iter_frames(args.video), calibrator, args.max_frames):
-            pickle.dump(item, out, protocol=pickle.HIGHEST_PROTOCOL)
-            out.flush()
-        pickle.dump(None, out)
-        out.flush()
+        scenes = SceneBuilder(rink)
+        for index, frame_bgr in iter_frames(args.video):
+            if args.max_frames is not None and index >= args.max_frames:
+                break
+            calib = calibrator.update(frame_bgr, index)
+            writer.send((index, frame_bgr, calib, scenes.build(frame_bgr, calib)))
+        writer.send(None)
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
         return 130
     except BrokenPipeError:  # the parent stopped reading (it finished early or was stopped)
         return 0
     except BaseException as exc:
+        if isinstance(exc, SystemExit):
+            raise
         try:
-            pickle.dump(exc, out)
-            out.flush()
+            writer.send(exc)
         except Exception:
             print(f"calibration worker: {exc!r}", file=sys.stderr)
         return 1
     finally:
+        writer.close()
         try:
             out.close()
         except OSError:
             pass
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,12 +6,14 @@ calibration stage for `rink_from_image`, the vision stage for one
 stays flat in video length; tracks records wait in ``vision.revisions.HeldRecords``: a fixed
 4 s for what the tracker learns later (a flight's first frames, a logo's track), and at most
 a few seconds in ``vision.possession.CarriedPuckFiller`` while the puck is unknown, so that a
-carried puck is placed at its carrier's stick once the footage shows who had it). Calibration runs in a second process that decodes
-the video itself and pipes its per-frame results (a few hundred bytes each)
-ahead (`calibrations`, `rulesfromvideo.calibration_worker`), so calibration and
-vision use two cores at once; each stage still sees every frame in order, so the
-outputs are byte-identical to a one-process run (``parallel=False``). Threads do
-not overlap the two: both spend much of their time in Python, under one lock.
+carried puck is placed at its carrier's stick once the footage shows who had it). A second
+process decodes the video, calibrates each frame and builds its ice scene (the vision stage's
+part that needs only the frame and its calibration, `vision.frame_scene`), and hands the
+frames, calibrations and scenes over through shared memory, a few frames ahead (`calibrations`,
+`rulesfromvideo.calibration_worker`, `rulesfromvideo.shm_pipe`), so the two processes use two
+cores at once; each still sees every frame in order, so the outputs are byte-identical to a
+one-process run (``parallel=False``). Threads do not overlap the two: both spend much of
+their time in Python, under one lock.
 
 At the end — or when interrupted — the rule detectors read the tracks back and
 `events.json`, `run.json` and `report.html` are written, each atomically, so an
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import subprocess
 import sys
 import time
@@ -138,9 +139,9 @@ def analyze(
     from vision.tracking import FrameTracker
 
     if parallel:
-        calibs = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
+        stages = calibrations(video_path, game_path, fps, camera_profile_path, max_frames)
     else:
-        calibs = calibrate_frames(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
+        stages = calibrate_frames(iter_frames(video_path), Calibrator(rink, camera_profile=profile, fps=fps), max_frames)
     tracker = FrameTracker(rink, game, fps)
     # What the tracker learns later about earlier frames (a new track's first frames, a flight's
     # first rays) reaches the records while they are held; then a puck lost while carried is
@@ -157,12 +158,9 @@ def analyze(
             calib_path, "w", encoding="utf-8"
         ) as calib_fh:
             try:
-                for index, frame_bgr in iter_frames(video_path):
-                    if max_frames is not None and index >= max_frames:
-                        break
+                for index, frame_bgr, calib, scene in stages:
                     t = index / fps
-                    calib = _next_calibration(calibs, index)
-                    obs = tracker.update(frame_bgr, index, t, calib)
+                    obs = tracker.update(frame_bgr, index, t, calib, scene)
                     # The contract's three fields, plus the optional lens model and method
                     # (calibration.registration.CalibrationResult.to_record).
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
@@ -188,7 +186,7 @@ def analyze(
     except KeyboardInterrupt:
         complete = False
     finally:
-        calibs.close()  # stops the calibration process (also on Ctrl-C or an error)
+        stages.close()  # stops the calibration process (also on Ctrl-C or an error)
         bar.close()
     seconds = time.perf_counter() - t0
 
@@ -220,13 +218,14 @@ def analyze(
 
 def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
                  camera_profile_path: str | Path | None = None,
-                 max_frames: int | None = None) -> Iterator[tuple[int, Any]]:
-    """Per-frame `CalibrationResult`s, in frame order, computed in a second process.
+                 max_frames: int | None = None) -> Iterator[tuple[int, Any, Any, Any]]:
+    """The frames with their calibration and scene, in frame order, computed in a second process.
 
-    The process (`rulesfromvideo.calibration_worker`) decodes the video itself (a 720p
-    frame decodes in a few ms, far less than sending it) and runs
-    `calibration.registration.Calibrator` over every frame in order; the pipe's buffer
-    bounds how far it runs ahead. Closing the generator stops the process.
+    The process (`rulesfromvideo.calibration_worker`) decodes the video, runs
+    `calibration.registration.Calibrator` and the vision stage's
+    `vision.frame_scene.SceneBuilder` over every frame in order, and hands the frames and
+    their scenes over through shared memory (`rulesfromvideo.shm_pipe`); it runs at most a
+    few frames ahead. Closing the generator stops the process.
 
     Args:
         video_path: the clip.
@@ -236,7 +235,8 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
         max_frames: stop after this many frames (None: all).
 
     Yields:
-        (frame index, `CalibrationResult`).
+        (frame index, frame_bgr (H, W, 3) uint8, `CalibrationResult`,
+        `vision.frame_scene.FrameScene`).
 
     Raises:
         What decoding or calibration raised in the process (a truncated video's
@@ -249,12 +249,14 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
     if max_frames is not None:
         cmd += ["--max-frames", str(int(max_frames))]
     from rulesfromvideo.childproc import checkout_env
+    from rulesfromvideo.shm_pipe import SlotReader
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=checkout_env())
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=checkout_env())
+    reader = SlotReader(proc.stdout, proc.stdin)
     try:
         while True:
             try:
-                item = pickle.load(proc.stdout)  # our own child's results: trusted
+                item = reader.recv()
             except EOFError:
                 raise CalibrationProcessError(
                     f"the calibration process stopped without a word (exit code {proc.wait()})") from None
@@ -264,32 +266,33 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
                 raise item
             yield item
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-        proc.stdout.close()
+        reader.close()
+        # Closing both pipes ends the process at its next send or wait (it frees its shared
+        # memory on the way out); terminate() only if it does not.
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
         try:
             proc.wait(timeout=10.0)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            proc.terminate()
+            try:
+                proc.wait(timeout=10.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
-def calibrate_frames(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any]]:
-    """(index, `CalibrationResult`) for each (index, frame_bgr) of ``frames``, in order, in this
-    process (``analyze(parallel=False)``, and the body of `rulesfromvideo.calibration_worker`)."""
+def calibrate_frames(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any, Any, None]]:
+    """(index, frame_bgr, `CalibrationResult`, None) for each (index, frame_bgr) of ``frames``, in
+    order, in this process (``analyze(parallel=False)``; the tracker then builds each frame's
+    scene itself)."""
     for index, frame_bgr in frames:
         if max_frames is not None and index >= max_frames:
             return
-        yield index, calibrator.update(frame_bgr, index)
-
-
-def _next_calibration(calibs: Iterator[tuple[int, Any]], index: int):
-    """The calibration of frame ``index`` from ``calibs`` (both stages read the same frames)."""
-    got = next(calibs, None)
-    if got is None or got[0] != index:
-        raise CalibrationProcessError(f"calibration out of step with the frames at frame {index}: "
-                                      f"got {None if got is None else got[0]}")
-    return got[1]
+        yield index, frame_bgr, calibrator.update(frame_bgr, index), None
 
 
 def _obs_dict(obs) -> dict:

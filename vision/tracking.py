@@ -82,11 +82,12 @@ from shapely.geometry import LineString
 
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
-from vision.ice import IceConfig, RinkGeometryCache, build_ice_scene, puck_walls_rink_m
+from vision.frame_scene import FrameScene, SceneBuilder
+from vision.ice import IceConfig, puck_walls_rink_m
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
 from vision.learned import DEFAULT_CLASS_NAMES
-from vision.puck import PuckDetector, StreakDetector, max_channel
+from vision.puck import PuckDetector, StreakDetector
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
 from vision.puck_verifier import CARRY_REACH_M, dark_peaks, near_players, reach_windows_px
@@ -1222,8 +1223,8 @@ class FrameTracker:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
-        self.geom = RinkGeometryCache(rink)
-        self.ice_config = ice_config or IceConfig()
+        self.scenes = SceneBuilder(rink, ice_config)
+        self.ice_config = self.scenes.config
         spec = rink.spec
         self.puck_detector = PuckDetector(getattr(spec, "puck_diameter_m", 0.0762),
                                           getattr(spec, "puck_thickness_m", 0.0254))
@@ -1248,8 +1249,7 @@ class FrameTracker:
         # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera).
         self._earlier: deque[tuple[np.ndarray, PlaneCamera]] = deque(maxlen=2)
         self._last_frame: int | None = None
-        self._cam_key: bytes | None = None
-        self._cam: PlaneCamera | None = None
+        self._cam: PlaneCamera | None = None  # the latest camera built (``FrameScene.last_cam``)
         # Goalkeepers by appearance (the learned pose model's goalkeeper class), checked a few
         # times a second while a track is in front of a goal: position alone cannot tell the
         # goalkeeper from an attacker parked on his crease, and his gear need not show the
@@ -1287,7 +1287,8 @@ class FrameTracker:
         self._retracted: set[int] = set()  # tracks found to be paint after they were reported
         self._retract_now: list[int] = []  # ... on this frame (``FrameObservation.player_retractions``)
 
-    def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any) -> FrameObservation:
+    def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any,
+               prepared: FrameScene | None = None) -> FrameObservation:
         """Process one frame.
 
         Args:
@@ -1296,6 +1297,9 @@ class FrameTracker:
             t: its time, s.
             calib: ``CalibrationResult`` (``rink_from_image`` (3, 3) or None), a bare (3, 3)
                 array, or None.
+            prepared: this frame's scene, built elsewhere from the same frame and calibration
+                by a `SceneBuilder` that saw every earlier frame (the calibration process);
+                None: built here.
 
         Returns:
             The frame's observation; without calibration the tracks coast (then become unknown).
@@ -1305,17 +1309,8 @@ class FrameTracker:
         self._retract_now = []
         self.players.predict(n_step)
         self.puck.predict(frame_index)
-        H = getattr(calib, "rink_from_image", calib)
-        frame_ok = frame_bgr is not None and getattr(frame_bgr, "ndim", 0) == 3
-        cam = scene = None
-        if H is not None and frame_ok:
-            H = np.asarray(H, dtype=np.float64).reshape(3, 3)
-            if np.all(np.isfinite(H)) and abs(np.linalg.det(H)) > 1e-15:
-                try:
-                    cam = self._camera(H, frame_bgr.shape[1], frame_bgr.shape[0])
-                    scene = build_ice_scene(frame_bgr, cam, self.geom, self.ice_config)
-                except (np.linalg.LinAlgError, ValueError, cv2.error):
-                    cam = scene = None  # a degenerate homography: this frame is unmeasurable
+        fs = prepared if prepared is not None else self.scenes.build(frame_bgr, calib)
+        scene, cam, self._cam = fs.scene, fs.cam, fs.last_cam
         if scene is None:
             if self._keyframe():  # a keyframe with nothing seen
                 self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
@@ -1324,7 +1319,7 @@ class FrameTracker:
             players = self._player_records(None)
             return FrameObservation(frame_index, float(t), puck, players, player_retractions=list(self._retract_now))
 
-        v_full = max_channel(frame_bgr)
+        v_full = fs.v_full
         lens_map = _lens_mapper(calib)
         dets = None
         if self._keyframe():  # detect (else the tracks are predicted only)
@@ -1493,13 +1488,6 @@ class FrameTracker:
         cands.data["classical_score"] = c
         cands.data["verifier_p"] = p
         cands.confidence = np.where(p < self.verifier_veto_p, np.minimum(c, p), c)
-
-    def _camera(self, H: np.ndarray, width: int, height: int) -> PlaneCamera:
-        key = H.tobytes() + bytes([width % 256, height % 256])
-        if key != self._cam_key:
-            self._cam_key = key
-            self._cam = PlaneCamera.from_homography(H, width, height)
-        return self._cam
 
     def _puck_roi(self, cam: PlaneCamera, shape) -> tuple[int, int, int, int] | None:
         if not self.puck.active:

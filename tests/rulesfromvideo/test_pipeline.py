@@ -135,18 +135,6 @@ def test_calibration_process_that_dies_is_a_clear_error_not_a_hang(sample, tmp_p
     assert run["complete"] is False and "calibration process" in run["error"]
 
 
-def test_calibration_out_of_step_with_the_frames_is_the_calibration_stages_error():
-    """Calibrations that end early or skip a frame are refused as the stage's failure (analyze then
-    reports it and keeps the frames done), never paired with the wrong frame."""
-    from rulesfromvideo.pipeline import CalibrationProcessError, _next_calibration
-
-    assert _next_calibration(iter([(3, "c3")]), 3) == "c3"
-    with pytest.raises(CalibrationProcessError, match="frame 3: got None"):
-        _next_calibration(iter([]), 3)
-    with pytest.raises(CalibrationProcessError, match="frame 3: got 4"):
-        _next_calibration(iter([(4, "c4")]), 3)
-
-
 def test_truncated_video_keeps_the_frames_before_the_cut(sample, tmp_path):
     """A file cut mid-way: a clear error naming it, and the frames decoded so far on disk."""
     video, game, _ = sample
@@ -186,10 +174,10 @@ def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch
     video, game, _ = sample
     real_update = vision.tracking.FrameTracker.update
 
-    def update(self, frame_bgr, frame_index, t, calib):
+    def update(self, frame_bgr, frame_index, *args):
         if frame_index == 5:
             raise KeyboardInterrupt
-        return real_update(self, frame_bgr, frame_index, t, calib)
+        return real_update(self, frame_bgr, frame_index, *args)
 
     monkeypatch.setattr(vision.tracking.FrameTracker, "update", update)
     result = analyze(video, game, tmp_path / "out", progress=False)
