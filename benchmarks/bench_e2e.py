@@ -43,13 +43,18 @@ import time
 from pathlib import Path
 
 _CHILD = """
-import json, sys
+import json, os, sys
+import rulesfromvideo
 from rulesfromvideo.pipeline import analyze
 r = analyze(sys.argv[1], sys.argv[2], sys.argv[3], progress=False)
 hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
 print(json.dumps({"frames": r.frames, "loop_s": r.seconds, "complete": r.complete, "events": len(r.events),
-                  "hwm_kb": hwm}))
+                  "hwm_kb": hwm, "code": os.path.dirname(os.path.dirname(os.path.abspath(rulesfromvideo.__file__)))}))
 """
+# The checkout this script lives in: the code it measures, wherever it is run from (a worktree of
+# older code included). A child started with ``-c`` would otherwise import from the current
+# directory first, ahead of PYTHONPATH (stops 33 and 34 compared their code with itself so).
+_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -103,8 +108,9 @@ def analyze_child(video: Path, game: Path, out: Path) -> dict:
     """Run analyze in a child process; its wall time, CPU time, peak RSS and loop figures."""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(video), str(game), str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.Popen([sys.executable, "-P", "-c", _CHILD, str(video), str(game), str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     stop, peaks = threading.Event(), {}
     sampler = threading.Thread(target=_sample_peaks, args=(proc.pid, stop, peaks), daemon=True)
     sampler.start()
@@ -142,13 +148,13 @@ def bench_clip(label: str, video: Path, work: Path) -> dict:
            "cpu_fps": an["frames"] / an["cpu_s"] if an["cpu_s"] > 0 else float("nan"),
            "decode_cpu_ms_per_frame": 1000 * dec["cpu_s"] / max(1, dec["frames"]),
            "maxrss_mb": an["maxrss_mb"], "peak_tree_rss_mb": an["peak_tree_rss_mb"],
-           "load_avg_1min": an["load_avg_1min"], "clip_s": n / fps if fps else None}
+           "load_avg_1min": an["load_avg_1min"], "clip_s": n / fps if fps else None, "code": an.get("code")}
     print(f"{label:>10s} {row['size']:>9s} {row['frames']:5d} frames: analyze {row['analyze_fps']:.2f} frames/s, "
           f"decode only {row['decode_fps']:.1f} frames/s, ratio {row['ratio_to_decode']:.3f}; "
           f"wall {row['wall_s']:.1f} s; CPU {row['cpu_ms_per_frame']:.0f} ms/frame "
           f"({row['cpu_fps']:.2f} frames per CPU-s; decode {row['decode_cpu_ms_per_frame']:.1f} ms/frame); "
           f"peak RSS <= {row['peak_tree_rss_mb']:.0f} MB all processes ({row['maxrss_mb']:.0f} MB the largest); "
-          f"load average {row['load_avg_1min']:.1f}", flush=True)
+          f"load average {row['load_avg_1min']:.1f}; code {row['code']}", flush=True)
     return row
 
 
