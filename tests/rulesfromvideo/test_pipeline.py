@@ -167,6 +167,14 @@ def test_bad_descriptor_names_the_field(sample, tmp_path):
         analyze(video, game, tmp_path / "out", progress=False)
 
 
+def _shared_memory_blocks() -> set[str]:
+    """Names of the POSIX shared-memory blocks Python made on this machine (Linux)."""
+    from pathlib import Path
+
+    shm = Path("/dev/shm")
+    return {p.name for p in shm.glob("psm_*")} if shm.is_dir() else set()
+
+
 def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch):
     """Ctrl-C mid-run: events.json is readable for what was processed; run.json says incomplete."""
     import vision.tracking
@@ -180,8 +188,11 @@ def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch
         return real_update(self, frame_bgr, frame_index, *args)
 
     monkeypatch.setattr(vision.tracking.FrameTracker, "update", update)
+    before = _shared_memory_blocks()
     result = analyze(video, game, tmp_path / "out", progress=False)
     assert not result.complete and result.frames == 5
+    # The calibration process, stopped mid-clip, freed the shared memory it handed frames in.
+    assert _shared_memory_blocks() - before == set()
     read_events_json(tmp_path / "out" / "events.json")
     assert len((tmp_path / "out" / "tracks.jsonl").read_text().splitlines()) == 5
     assert json.loads((tmp_path / "out" / "run.json").read_text())["complete"] is False
