@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.frame_scene import SceneBuilder
         from vision.video import iter_frames
 
+        import cv2
+
+        # Each process keeps to its core: OpenCV's worker threads here only took CPU from the vision
+        # process (900 frames, six alternating rounds: 29.5-29.8 against 28.9-29.6 frames/s, 4 % less CPU).
+        cv2.setNumThreads(1)
         # Beside the vision stage a second calibration thread only takes the vision's core.
         use_side_thread(os.environ.get("RFV_CALIBRATION_SIDE_THREAD", "0") == "1")
 

@@ -283,3 +283,18 @@ def test_run_rules_scales_position_error_by_calibration_quality(tmp_path):
     assert sigma[1.0] == pytest.approx(0.25, abs=0.005)
     # Quality 0.05: 0.2 m on the puck and on each blade besides: √(0.2² + 0.2² + 0.25²) ≈ 0.38 m.
     assert sigma[0.05] == pytest.approx(np.sqrt(0.2 ** 2 + 0.2 ** 2 + 0.25 ** 2), abs=0.01)
+
+
+def test_analyze_gives_back_the_callers_opencv_threads(sample, tmp_path):
+    """analyze keeps OpenCV to one thread while its two processes share the cores, and gives the
+    caller's setting back afterwards."""
+    import cv2
+
+    video, game, _ = sample
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(3)
+    try:
+        analyze(video, game, tmp_path / "out", progress=False, max_frames=3)
+        assert cv2.getNumThreads() == 3
+    finally:
+        cv2.setNumThreads(before)
