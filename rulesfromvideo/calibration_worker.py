@@ -41,14 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import os
 
+        import cv2
+
         from calibration.concurrency import use_side_thread
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
         from rulesfromvideo.game import GameDescriptor
         from vision.frame_scene import SceneBuilder
         from vision.video import iter_frames
-
-        import cv2
 
         # Each process keeps to its core: OpenCV's worker threads here only took CPU from the vision
         # process (900 frames, six alternating rounds: 29.5-29.8 against 28.9-29.6 frames/s, 4 % less CPU).
@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

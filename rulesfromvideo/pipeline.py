@@ -113,6 +113,8 @@ def analyze(
     """
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
+    import cv2
+
     from vision.video import VideoError, iter_frames, probe
 
     video_path, out_dir = Path(video_path), Path(out_dir)
@@ -153,8 +155,6 @@ def analyze(
     frames_done, complete = 0, False
     t0 = time.perf_counter()
     tracks_path, calib_path = out_dir / "tracks.jsonl", out_dir / "calibration.jsonl"
-    import cv2
-
     cv_threads = cv2.getNumThreads()
     if parallel:
         # Each process keeps to its core: OpenCV's worker threads only take CPU from the other
