@@ -268,6 +268,8 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
             except EOFError:
                 raise CalibrationProcessError(
                     f"the calibration process stopped without a word (exit code {proc.wait()})") from None
+            except Exception as exc:  # a message cut off or garbled, its shared memory gone
+                raise CalibrationProcessError(f"the calibration process's output broke off: {exc!r}") from exc
             if item is None:
                 return
             if isinstance(item, BaseException):

@@ -135,6 +135,19 @@ def test_calibration_process_that_dies_is_a_clear_error_not_a_hang(sample, tmp_p
     assert run["complete"] is False and "calibration process" in run["error"]
 
 
+def test_calibration_process_that_writes_garbage_is_a_clear_error(sample, tmp_path, monkeypatch):
+    """A stream that is not ours (here: an interpreter that prints its arguments as text): analyze
+    names the calibration process, not a pickle error, and run.json records it."""
+    import sys
+
+    video, game, _ = sample
+    monkeypatch.setattr(sys, "executable", "/bin/echo")
+    with pytest.raises(AnalyzeError, match="calibration process's output broke off"):
+        analyze(video, game, tmp_path / "out", progress=False, max_frames=N)
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run["complete"] is False and "calibration process" in run["error"]
+
+
 def test_truncated_video_keeps_the_frames_before_the_cut(sample, tmp_path):
     """A file cut mid-way: a clear error naming it, and the frames decoded so far on disk."""
     video, game, _ = sample
