@@ -122,27 +122,21 @@ def test_calibration_process_hands_back_its_errors(sample, tmp_path):
         list(calibrations(tmp_path / "missing.mp4", game, 30.0))
 
 
-def test_calibration_process_that_dies_is_a_clear_error_not_a_hang(sample, tmp_path, monkeypatch):
-    """A calibration process that ends without a word (here: an interpreter that exits at once,
-    as a process killed for memory would): analyze says so and run.json records it."""
+@pytest.mark.parametrize("executable, message", [
+    # ends without a word: an interpreter that exits at once, as a process killed for memory would
+    ("/bin/false", "calibration process stopped"),
+    # a stream that is not ours: an interpreter that prints its arguments as text
+    ("/bin/echo", "calibration process's output broke off"),
+])
+def test_calibration_process_that_fails_is_a_clear_error_not_a_hang(sample, tmp_path, monkeypatch, executable,
+                                                                     message):
+    """A calibration process that dies or writes garbage: analyze names the calibration process (not a
+    pickle error, not a hang) and run.json records it."""
     import sys
 
     video, game, _ = sample
-    monkeypatch.setattr(sys, "executable", "/bin/false")
-    with pytest.raises(AnalyzeError, match="calibration process stopped"):
-        analyze(video, game, tmp_path / "out", progress=False, max_frames=N)
-    run = json.loads((tmp_path / "out" / "run.json").read_text())
-    assert run["complete"] is False and "calibration process" in run["error"]
-
-
-def test_calibration_process_that_writes_garbage_is_a_clear_error(sample, tmp_path, monkeypatch):
-    """A stream that is not ours (here: an interpreter that prints its arguments as text): analyze
-    names the calibration process, not a pickle error, and run.json records it."""
-    import sys
-
-    video, game, _ = sample
-    monkeypatch.setattr(sys, "executable", "/bin/echo")
-    with pytest.raises(AnalyzeError, match="calibration process's output broke off"):
+    monkeypatch.setattr(sys, "executable", executable)
+    with pytest.raises(AnalyzeError, match=message):
         analyze(video, game, tmp_path / "out", progress=False, max_frames=N)
     run = json.loads((tmp_path / "out" / "run.json").read_text())
     assert run["complete"] is False and "calibration process" in run["error"]
