@@ -66,25 +66,16 @@ class SlotWriter:
         self.out.flush()
 
     def _allocate(self, need: int) -> None:
-        # Sized on the first item (every frame of a clip is the same size), with room to spare.
+        # Sized on the first item (every frame of a clip is the same size), with room to spare;
+        # fewer slots where /dev/shm is small (a container's 64 MB holds two of a 1080p frame's).
+        # One slot still overlaps the two processes: the reader frees it as soon as it has copied.
         slot_bytes = -(-int(need * 1.25) // _PAGE) * _PAGE
-        try:
-            self.shm = shared_memory.SharedMemory(create=True, size=slot_bytes * self.n_slots)
-        except OSError:
-            self.slot_bytes = -1  # no shared memory here: everything goes through the pipe
-            return
-        fallocate = getattr(os, "posix_fallocate", None)  # Linux (where /dev/shm is a sized tmpfs)
-        try:
-            # Reserve the pages now: a full /dev/shm (a container's 64 MB) would otherwise kill
-            # this process with SIGBUS at the first write into a slot.
-            if fallocate is not None:
-                fallocate(self.shm._fd, 0, self.shm.size)  # noqa: SLF001
-        except OSError:
-            self.shm.close()
-            self.shm.unlink()
-            self.shm, self.slot_bytes = None, -1
-            return
-        self.slot_bytes = slot_bytes
+        for n_slots in range(self.n_slots, 0, -1):
+            shm = _reserved_block(slot_bytes * n_slots)
+            if shm is not None:
+                self.shm, self.slot_bytes, self.n_slots = shm, slot_bytes, n_slots
+                return
+        self.slot_bytes = -1  # no shared memory here: everything goes through the pipe
 
     def _wait_for_ack(self) -> None:
         if not self.acks.read(1):
@@ -103,6 +94,26 @@ class SlotWriter:
             self.shm.close()
             self.shm.unlink()
             self.shm = None
+
+
+def _reserved_block(size: int) -> shared_memory.SharedMemory | None:
+    """A new shared-memory block of ``size`` bytes with its pages reserved, or None where there is
+    no room (or no shared memory at all)."""
+    try:
+        shm = shared_memory.SharedMemory(create=True, size=size)
+    except OSError:
+        return None
+    fallocate = getattr(os, "posix_fallocate", None)  # Linux, where /dev/shm is a sized tmpfs
+    try:
+        # Reserve the pages now: a full /dev/shm would otherwise kill this process with SIGBUS at
+        # the first write into a slot.
+        if fallocate is not None:
+            fallocate(shm._fd, 0, shm.size)  # noqa: SLF001
+    except OSError:
+        shm.close()
+        shm.unlink()
+        return None
+    return shm
 
 
 class SlotReader:

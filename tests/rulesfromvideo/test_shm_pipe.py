@@ -18,10 +18,14 @@ from rulesfromvideo.shm_pipe import SlotReader
 # frees it on every way out, as `rulesfromvideo.calibration_worker` does.
 _WRITER = textwrap.dedent("""
     import os, sys
-    if sys.argv[1] == "full":  # /dev/shm has no room: posix_fallocate fails with ENOSPC
-        def full(*_):
-            raise OSError(28, "No space left on device")
-        os.posix_fallocate = full
+    if sys.argv[1] != "room":  # /dev/shm has no room (for more than one slot): ENOSPC
+        room = {"full": 0, "one slot": 1}[sys.argv[1]]
+        reserve = os.posix_fallocate
+        def small(fd, offset, size):
+            if size > room * 12288:  # a slot for a 40×60×3 frame and 4 floats (7232 B + 25 %, in pages)
+                raise OSError(28, "No space left on device")
+            reserve(fd, offset, size)
+        os.posix_fallocate = small
     import numpy as np
     from rulesfromvideo.shm_pipe import SlotWriter
     w = SlotWriter(sys.stdout.buffer, sys.stdin.buffer, n_slots=3)
@@ -29,7 +33,7 @@ _WRITER = textwrap.dedent("""
         for i in range(7):
             w.send((i, np.full((40, 60, 3), i, np.uint8), {"xy": np.arange(4.0) * i}))
             if i == 0:
-                print(w.shm.name if w.shm else "-", file=sys.stderr, flush=True)
+                print(w.shm.name if w.shm else "-", w.n_slots, file=sys.stderr, flush=True)
         w.send((7, np.full((80, 60, 3), 7, np.uint8), {"xy": np.arange(4.0) * 7}))
         w.send(None)
     except BrokenPipeError:
@@ -44,9 +48,10 @@ def _writer(shm="room"):
                             stderr=subprocess.PIPE, env=checkout_env())
 
 
-@pytest.mark.parametrize("shm", ["room", "full"])
+@pytest.mark.parametrize("shm", ["room", "one slot", "full"])
 def test_items_arrive_whole_in_order_and_stay_the_readers_own(shm):
-    """Through the slots, or through the pipe alone where /dev/shm is full."""
+    """Through the slots (three, or one where /dev/shm has room for one), or through the pipe alone
+    where it has none."""
     proc = _writer(shm)
     reader = SlotReader(proc.stdout, proc.stdin)
     got = []
@@ -54,7 +59,7 @@ def test_items_arrive_whole_in_order_and_stay_the_readers_own(shm):
         got.append(item)
     reader.close()
     proc.stdin.close()
-    name = proc.stderr.readline().decode().strip()
+    name, n_slots = proc.stderr.readline().decode().split()
     assert proc.wait(timeout=30) == 0 and not proc.stderr.read()
     assert [g[0] for g in got] == list(range(8))
     for i, frame, extra in got:
@@ -63,7 +68,8 @@ def test_items_arrive_whole_in_order_and_stay_the_readers_own(shm):
         np.testing.assert_array_equal(extra["xy"], np.arange(4.0) * i)
         frame[0, 0, 0] = 255  # writable
     assert (name == "-") == (shm == "full")
-    if shm == "room":  # the worker freed its block once the reader had read every slot
+    assert int(n_slots) == {"room": 3, "one slot": 1, "full": 3}[shm]
+    if shm != "full":  # the worker freed its block once the reader had read every slot
         with pytest.raises(FileNotFoundError):
             shared_memory.SharedMemory(name=name)
 
@@ -74,7 +80,7 @@ def test_a_reader_that_stops_reading_lets_the_worker_end():
     proc = _writer()
     reader = SlotReader(proc.stdout, proc.stdin)
     assert reader.recv()[0] == 0
-    name = proc.stderr.readline().decode().strip()
+    name = proc.stderr.readline().decode().split()[0]
     reader.close()
     proc.stdin.close()
     proc.stdout.close()
