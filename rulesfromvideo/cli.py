@@ -15,6 +15,7 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from importlib import resources
 from pathlib import Path
@@ -24,6 +25,10 @@ def sample_paths() -> tuple[Path, Path]:
     """The embedded sample clip and its GAME.json (rendered by `rulesfromvideo synth`)."""
     root = resources.files("rulesfromvideo") / "data" / "sample"
     return Path(str(root / "clip.mp4")), Path(str(root / "game.json"))
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -37,6 +42,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if game is None:
         print("error: --game GAME.json is required with a VIDEO", file=sys.stderr)
         return 2
+    # A SIGTERM (`kill`, `timeout`, a container or a cluster stopping the job) ends the run as
+    # Ctrl-C does: the frames done so far are written out, events.json included.
+    on_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
         result = analyze(
             video,
@@ -50,6 +58,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     except AnalyzeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, on_term)
     state = "complete" if result.complete else "INTERRUPTED (partial results written)"
     print(
         f"{result.frames} frames in {result.seconds:.1f} s ({result.fps:.1f} frames/s), "

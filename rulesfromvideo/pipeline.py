@@ -25,10 +25,13 @@ exist only after the rules).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -198,30 +201,65 @@ def analyze(
         bar.close()
     seconds = time.perf_counter() - t0
 
-    from rulesfromvideo.rules.engine import split_contract
+    # An interrupt while the rules run (a few seconds) waits for them: the calls of the frames
+    # processed are written either way, then the run stops there, incomplete.
+    with _interrupts_held() as stop:
+        from rulesfromvideo.rules.engine import split_contract
 
-    # events.json holds exactly the design's four event types; the other rule
-    # outputs (delayed offside, 1064, key 3 s, mercy) go beside it in the same format.
-    events, extra_events = split_contract(_run_rules(tracks_path, game, rink, calib_path, (width, height)))
-    write_json_atomic(out_dir / "events.json", {"events": events})
-    write_json_atomic(out_dir / "extra_events.json", {"events": extra_events})
-    _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
+        # events.json holds exactly the design's four event types; the other rule
+        # outputs (delayed offside, 1064, key 3 s, mercy) go beside it in the same format.
+        events, extra_events = split_contract(_run_rules(tracks_path, game, rink, calib_path, (width, height)))
+        write_json_atomic(out_dir / "events.json", {"events": events})
+        write_json_atomic(out_dir / "extra_events.json", {"events": extra_events})
+        complete = complete and not stop.requested
+        _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
     result = AnalyzeResult(out_dir, frames_done, n_frames, complete, seconds, events)
+    if stop.requested:
+        return result
     try:
-        from rulesfromvideo.report import write_report
-
-        write_report(out_dir, video_path, game, rink, events)
-    except Exception as exc:  # the report must never cost the calls already written
-        (out_dir / "report_error.txt").write_text(f"report failed: {exc!r}\n")
-    if overlay:
         try:
-            from rulesfromvideo.overlay import write_overlay
+            from rulesfromvideo.report import write_report
 
-            write_overlay(video_path, out_dir / "overlay.mp4", rink, fps, width, height, tracks_path,
-                          calib_path, events, max_frames=frames_done)
-        except Exception as exc:  # nor must the overlay
-            (out_dir / "overlay_error.txt").write_text(f"overlay failed: {exc!r}\n")
+            write_report(out_dir, video_path, game, rink, events)
+        except Exception as exc:  # the report must never cost the calls already written
+            (out_dir / "report_error.txt").write_text(f"report failed: {exc!r}\n")
+        if overlay:
+            try:
+                from rulesfromvideo.overlay import write_overlay
+
+                write_overlay(video_path, out_dir / "overlay.mp4", rink, fps, width, height, tracks_path,
+                              calib_path, events, max_frames=frames_done)
+            except Exception as exc:  # nor must the overlay
+                (out_dir / "overlay_error.txt").write_text(f"overlay failed: {exc!r}\n")
+    except KeyboardInterrupt:  # stopped while drawing: the calls are written, the run is not complete
+        result.complete = False
+        _write_run(out_dir, video_path, frames_done, n_frames, False, None, t0, seconds)
     return result
+
+
+class _InterruptRequest:
+    requested = False
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[_InterruptRequest]:
+    """Hold Ctrl-C (and a SIGTERM the caller turns into one, as the CLI does) until the block
+    ends, noting it instead; in the main thread only (signals reach no other)."""
+    stop = _InterruptRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def note(signum, frame) -> None:
+        stop.requested = True
+
+    held = [signal.SIGINT] + ([signal.SIGTERM] if callable(signal.getsignal(signal.SIGTERM)) else [])
+    before = {s: signal.signal(s, note) for s in held}
+    try:
+        yield stop
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 def calibrations(video_path: str | Path, game_path: str | Path, fps: float,

@@ -218,6 +218,66 @@ def test_cli_analyze_bad_video_exit_code(tmp_path, sample, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+def test_cli_analyze_stopped_by_sigterm_writes_what_it_has(sample, tmp_path):
+    """`kill` (a container or a cluster stopping the job) ends `rulesfromvideo analyze` as Ctrl-C does:
+    exit code 130, run.json incomplete, events.json readable with the calls of the frames done, tracks
+    for those frames, no shared memory left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from rulesfromvideo.childproc import checkout_env
+
+    video, game, _ = sample
+    out = tmp_path / "out"
+    before = _shared_memory_blocks()
+    proc = subprocess.Popen([sys.executable, "-m", "rulesfromvideo.cli", "analyze", str(video), "--game", str(game),
+                             "--out", str(out), "--quiet"], env=checkout_env(), stdout=subprocess.PIPE)
+    calib = out / "calibration.jsonl"  # written as the frames go (the tracks wait 4 s in HeldRecords)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if calib.is_file() and len(calib.read_bytes().splitlines()) >= 3:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130, proc.stdout.read()
+    run = json.loads((out / "run.json").read_text())
+    assert run["complete"] is False and 0 < run["frames_processed"] <= run["frames_expected"]
+    read_events_json(out / "events.json")
+    assert len((out / "tracks.jsonl").read_text().splitlines()) == run["frames_processed"]
+    assert _shared_memory_blocks() - before == set()
+
+
+def test_an_interrupt_while_the_rules_run_waits_for_their_calls(sample, tmp_path, monkeypatch):
+    """Ctrl-C after the last frame, while the rules run: they finish and events.json holds their calls;
+    the run is marked incomplete and stops there (no report)."""
+    import os
+    import signal
+
+    import rulesfromvideo.pipeline as pipeline
+    from rulesfromvideo.rules.engine import split_contract
+
+    video, game, _ = sample
+    real_rules = pipeline._run_rules
+    calls = []
+
+    def rules_interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, delivered here, in the rules
+        calls.append(real_rules(*args, **kwargs))
+        return calls[-1]
+
+    monkeypatch.setattr(pipeline, "_run_rules", rules_interrupted)
+    result = analyze(video, game, tmp_path / "out", progress=False, max_frames=N)
+    assert result.frames == N and result.complete is False
+    read_events_json(tmp_path / "out" / "events.json")  # valid
+    events = json.loads((tmp_path / "out" / "events.json").read_text())["events"]
+    assert events == result.events == split_contract(calls[0])[0]  # the rules' calls, all of them
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["complete"] is False
+    assert not (tmp_path / "out" / "report.html").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works again
+
+
 def _batch_folder(sample, tmp_path) -> Path:
     video, game, _ = sample
     root = tmp_path / "season"
