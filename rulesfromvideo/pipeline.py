@@ -211,11 +211,11 @@ def analyze(
         events, extra_events = split_contract(_run_rules(tracks_path, game, rink, calib_path, (width, height)))
         write_json_atomic(out_dir / "events.json", {"events": events})
         write_json_atomic(out_dir / "extra_events.json", {"events": extra_events})
-        complete = complete and not stop.requested
-        _write_run(out_dir, video_path, frames_done, n_frames, complete, None, t0, seconds)
+        _write_run(out_dir, video_path, frames_done, n_frames, complete and not stop.requested, None, t0, seconds)
+    if stop.requested:  # (written again: the interrupt may have come while run.json was written)
+        _write_run(out_dir, video_path, frames_done, n_frames, False, None, t0, seconds)
+        return AnalyzeResult(out_dir, frames_done, n_frames, False, seconds, events)
     result = AnalyzeResult(out_dir, frames_done, n_frames, complete, seconds, events)
-    if stop.requested:
-        return result
     try:
         try:
             from rulesfromvideo.report import write_report
