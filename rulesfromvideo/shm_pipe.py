@@ -34,7 +34,7 @@ class SlotWriter:
     def __init__(self, out: BinaryIO, acks: BinaryIO, n_slots: int = 3) -> None:
         self.out, self.acks, self.n_slots = out, acks, int(n_slots)
         self.shm: shared_memory.SharedMemory | None = None
-        self.slot_bytes = 0
+        self.slot_bytes = 0  # 0: not sized yet; -1: no shared memory, the pipe alone
         self._next = 0
         self._in_flight = 0
 
@@ -45,7 +45,7 @@ class SlotWriter:
         meta = pickle.dumps(item, protocol=5, buffer_callback=buffers.append)
         views = [b.raw() for b in buffers]
         need = sum(v.nbytes for v in views)
-        if self.shm is None and need and not self.slot_bytes:
+        if need and not self.slot_bytes:  # the first item with buffers sizes the slots
             self._allocate(need)
         if not views or need > self.slot_bytes:
             pickle.dump(("inline", pickle.dumps(item, protocol=5)), self.out, protocol=5)
