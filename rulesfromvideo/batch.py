@@ -128,6 +128,7 @@ def run_batch(
     videos = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
     default_game = Path(game) if game else None
     todo, outcomes = [], []
+    interrupted = False
     for v in videos:
         od = out_dir_for(v, root, videos)
         if is_complete(od):
@@ -139,11 +140,16 @@ def run_batch(
     if ray_address:
         outcomes += _run_on_ray(todo, ray_address, overlay, max_frames)
     else:
-        outcomes += [analyze_one(v, g, od, overlay, max_frames, cp) for v, g, od, cp in todo]
+        for v, g, od, cp in todo:
+            outcomes.append(analyze_one(v, g, od, overlay, max_frames, cp))
+            if outcomes[-1]["error"] == "interrupted":  # Ctrl-C stops the batch, not only this video
+                interrupted = True
+                break
     outcomes.sort(key=lambda o: o["video"])
     summary = {
         "pattern": pattern,
         "videos": len(videos),
+        "interrupted": interrupted,
         "done": sum(o["status"] == "done" for o in outcomes),
         "skipped": sum(o["status"] == "skipped" for o in outcomes),
         "failed": sum(o["status"] == "failed" for o in outcomes),

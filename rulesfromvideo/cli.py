@@ -178,11 +178,14 @@ def _add_export_yolo(sub) -> None:
 def _cmd_batch(args: argparse.Namespace) -> int:
     from rulesfromvideo.batch import run_batch
 
+    on_term = signal.signal(signal.SIGTERM, _interrupt)  # as in analyze: stops the batch as Ctrl-C does
     try:
         outcomes = run_batch(args.pattern, args.out, game=args.game, ray_address=args.ray, overlay=args.overlay)
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, on_term)
     if not outcomes:
         print(f"error: no video matches {args.pattern!r}", file=sys.stderr)
         return 2
@@ -190,8 +193,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         extra = f" ({o['error']})" if o.get("error") else ""
         print(f"{o['status']:8s} {o['video']} -> {o['out_dir']}{extra}")
     failed = sum(o["status"] == "failed" for o in outcomes)
-    print(f"{len(outcomes)} videos, {failed} failed; summary in {args.out}/batch.json")
-    return 1 if failed else 0
+    interrupted = any(o.get("error") == "interrupted" for o in outcomes)
+    stopped = " — INTERRUPTED, the rest not started (run it again to go on)" if interrupted else ""
+    print(f"{len(outcomes)} videos, {failed} failed; summary in {args.out}/batch.json{stopped}")
+    return 130 if interrupted else 1 if failed else 0
 
 
 def _add_batch(sub) -> None:

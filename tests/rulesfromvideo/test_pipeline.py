@@ -182,19 +182,24 @@ def _shared_memory_blocks() -> set[str]:
     return {p.name for p in shm.glob("psm_*")} if shm.is_dir() else set()
 
 
-def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch):
-    """Ctrl-C mid-run: events.json is readable for what was processed; run.json says incomplete."""
+def _ctrl_c_at_frame(monkeypatch, frame: int) -> None:
+    """Ctrl-C (a KeyboardInterrupt) as the tracker starts on frame ``frame``, in every video."""
     import vision.tracking
 
-    video, game, _ = sample
     real_update = vision.tracking.FrameTracker.update
 
     def update(self, frame_bgr, frame_index, *args):
-        if frame_index == 5:
+        if frame_index == frame:
             raise KeyboardInterrupt
         return real_update(self, frame_bgr, frame_index, *args)
 
     monkeypatch.setattr(vision.tracking.FrameTracker, "update", update)
+
+
+def test_interrupt_leaves_readable_partial_results(sample, tmp_path, monkeypatch):
+    """Ctrl-C mid-run: events.json is readable for what was processed; run.json says incomplete."""
+    video, game, _ = sample
+    _ctrl_c_at_frame(monkeypatch, 5)
     before = _shared_memory_blocks()
     result = analyze(video, game, tmp_path / "out", progress=False)
     assert not result.complete and result.frames == 5
@@ -303,6 +308,26 @@ def test_batch_survives_a_failed_video_and_skips_complete_ones(sample, tmp_path)
     assert status == {"g1": "skipped", "g2": "failed"}
     summary = json.loads((tmp_path / "out" / "batch.json").read_text())
     assert (summary["skipped"], summary["failed"]) == (1, 1)
+
+
+def test_ctrl_c_stops_a_local_batch_not_only_its_video(sample, tmp_path, monkeypatch):
+    """Ctrl-C during a batch's first video: that video keeps its partial results (failed,
+    "interrupted") and the batch stops there; the next video is not started, batch.json says so."""
+    import vision.tracking
+    from rulesfromvideo.batch import run_batch
+
+    video, game, _ = sample
+    for g in ("g1", "g2"):
+        (tmp_path / "season" / g).mkdir(parents=True)
+        shutil.copy(video, tmp_path / "season" / g / "clip.mp4")
+        shutil.copy(game, tmp_path / "season" / g / "game.json")
+    _ctrl_c_at_frame(monkeypatch, 2)
+    outcomes = run_batch(str(tmp_path / "season" / "**" / "*.mp4"), tmp_path / "out", max_frames=5)
+    assert [(Path(o["video"]).parent.name, o["status"], o["error"], o["frames"]) for o in outcomes] == [
+        ("g1", "failed", "interrupted", 2)]
+    summary = json.loads((tmp_path / "out" / "batch.json").read_text())
+    assert summary["interrupted"] is True and summary["videos"] == 2
+    assert not any((tmp_path / "out").glob("*g2*"))  # never started
 
 
 def test_batch_on_local_ray(sample, tmp_path):
