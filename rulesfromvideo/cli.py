@@ -15,8 +15,10 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -31,6 +33,18 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """A SIGTERM (`kill`, `timeout`, a container or a cluster stopping the job) ends the block as
+    Ctrl-C does: `analyze` writes out the frames done so far, events.json included, and a batch
+    stops after the video in progress."""
+    before = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from rulesfromvideo.pipeline import AnalyzeError, analyze
 
@@ -42,24 +56,20 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if game is None:
         print("error: --game GAME.json is required with a VIDEO", file=sys.stderr)
         return 2
-    # A SIGTERM (`kill`, `timeout`, a container or a cluster stopping the job) ends the run as
-    # Ctrl-C does: the frames done so far are written out, events.json included.
-    on_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        result = analyze(
-            video,
-            game,
-            args.out,
-            overlay=args.overlay,
-            camera_profile_path=args.camera_profile,
-            progress=not args.quiet,
-            max_frames=args.max_frames,
-        )
+        with _sigterm_as_ctrl_c():
+            result = analyze(
+                video,
+                game,
+                args.out,
+                overlay=args.overlay,
+                camera_profile_path=args.camera_profile,
+                progress=not args.quiet,
+                max_frames=args.max_frames,
+            )
     except AnalyzeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        signal.signal(signal.SIGTERM, on_term)
     state = "complete" if result.complete else "INTERRUPTED (partial results written)"
     print(
         f"{result.frames} frames in {result.seconds:.1f} s ({result.fps:.1f} frames/s), "
@@ -178,14 +188,12 @@ def _add_export_yolo(sub) -> None:
 def _cmd_batch(args: argparse.Namespace) -> int:
     from rulesfromvideo.batch import run_batch
 
-    on_term = signal.signal(signal.SIGTERM, _interrupt)  # as in analyze: stops the batch as Ctrl-C does
     try:
-        outcomes = run_batch(args.pattern, args.out, game=args.game, ray_address=args.ray, overlay=args.overlay)
+        with _sigterm_as_ctrl_c():
+            outcomes = run_batch(args.pattern, args.out, game=args.game, ray_address=args.ray, overlay=args.overlay)
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    finally:
-        signal.signal(signal.SIGTERM, on_term)
     if not outcomes:
         print(f"error: no video matches {args.pattern!r}", file=sys.stderr)
         return 2
