@@ -171,6 +171,44 @@ def near_players(peaks: Detections, seats_xy_rink_m: list[np.ndarray] | np.ndarr
     return peaks[d.min(axis=1) <= reach_m]
 
 
+def behind_bodies(xyz_rink_m: np.ndarray, camera_xyz_m: np.ndarray | None, seats_xy_rink_m: np.ndarray,
+                  radius_m: float, z_range_m: tuple[float, float]) -> np.ndarray:
+    """Which points the camera sees through a player's body (an upright cylinder at each seat).
+
+    A body is opaque: a dark spot whose line of sight passes through a standing player's legs
+    or torso is that body (dark trousers, a helmet), not a puck on the ice behind it.
+
+    Args:
+        xyz_rink_m: (N, 3) the points seen (a spot's rink position at puck height), rink m.
+        camera_xyz_m: (3,) camera centre, rink m; None (no pose) → nothing is hidden.
+        seats_xy_rink_m: (P, 2) the bodies' ground centres (feet), rink m.
+        radius_m: the cylinder's radius, m.
+        z_range_m: (low, high) the cylinder's heights above the ice, m.
+
+    Returns:
+        (N,) bool, True where the segment from the point to the camera passes within
+        ``radius_m`` of a seat at a height within ``z_range_m``.
+    """
+    p = np.asarray(xyz_rink_m, dtype=np.float64).reshape(-1, 3)
+    seats = np.asarray(seats_xy_rink_m, dtype=np.float64).reshape(-1, 2)
+    if camera_xyz_m is None or not len(p) or not len(seats):
+        return np.zeros(len(p), bool)
+    c = np.asarray(camera_xyz_m, dtype=np.float64).reshape(3)
+    dz = c[2] - p[:, 2]  # (N,)
+    z0, z1 = z_range_m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ta = np.where(np.abs(dz) > 1e-9, (z0 - p[:, 2]) / dz, -np.inf)
+        tb = np.where(np.abs(dz) > 1e-9, (z1 - p[:, 2]) / dz, np.inf)
+    lo = np.clip(np.minimum(ta, tb), 0.0, 1.0)[:, None]  # the part of the sight line within the
+    hi = np.clip(np.maximum(ta, tb), 0.0, 1.0)[:, None]  # body's heights, as fractions of it
+    d = (c[None, :2] - p[:, :2])[:, None, :]  # (N, 1, 2) ground direction of the sight line
+    off = p[:, None, :2] - seats[None]  # (N, P, 2)
+    dd = np.maximum(np.sum(d * d, axis=2), 1e-12)
+    t = np.clip(-np.sum(off * d, axis=2) / dd, lo, hi)  # nearest approach within those heights
+    gap = np.linalg.norm(off + t[..., None] * d, axis=2)
+    return np.any((gap <= radius_m) & (hi > lo), axis=1)
+
+
 def reach_windows_px(cam, seats_xy_rink_m: list[np.ndarray] | np.ndarray, width: int, height: int,
                      reach_m: float = CARRY_REACH_M) -> list[tuple[int, int, int, int]]:
     """Image windows that hold every point within ``reach_m`` of a seat, overlapping ones merged.

@@ -89,7 +89,7 @@ from vision.learned import DEFAULT_CLASS_NAMES
 from vision.puck import PuckDetector, StreakDetector
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
-from vision.puck_verifier import CARRY_REACH_M, dark_peaks, near_players, reach_windows_px
+from vision.puck_verifier import CARRY_REACH_M, behind_bodies, dark_peaks, near_players, reach_windows_px
 from vision.teams import TEAMS, TeamClassifier, TeamVote
 
 # A seated player's legs, from the seat to the feet at the sledge's front (IPC 300 g: the frame
@@ -190,6 +190,14 @@ CARRY_ACCEPT_P = 0.8
 CARRY_SCORE = 0.5
 CARRY_MAX_PATCHES = 24
 CARRY_PEAKS_PER_WINDOW = 12
+#: Standing players (the sponge profile): a window's darkest spots are taken from this many times
+#: ``CARRY_PEAKS_PER_WINDOW`` before those seen through a body are dropped.
+STANDING_PEAKS_FACTOR = 4
+#: A standing body as the carry search sees it: an upright cylinder over the feet's centre, from
+#: above the shoes to the helmet (``PlayerBody.height_m``); its radius is the feet's half gap
+#: (0.15 m) and half a leg, m.
+STANDING_BODY_RADIUS_M = 0.2
+STANDING_BODY_LOW_M = 0.1
 #: The fastest a puck travels between two sightings when the second is at a carrier's stick
 #: (a hard pass; a shot is not received on a stick), m/s.
 CARRY_MAX_PUCK_SPEED_MPS = 30.0
@@ -1459,11 +1467,27 @@ class FrameTracker:
         # Searched player by player (the dark spots of a window around each carrier's reach), so
         # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
         h, w = v_full.shape[:2]
-        parts = [self._peaks(v_full, scene, cam, lens_map, cands, box, max_peaks=CARRY_PEAKS_PER_WINDOW)
+        # A standing player's dark trousers are puck-wide dark strips: their spots are dropped
+        # (seen through his body) before each window's darkest are kept, or they crowd out the
+        # puck at his stick.
+        standing = self.body.kind == "standing"
+        parts = [self._peaks(v_full, scene, cam, lens_map, cands, box,
+                             max_peaks=CARRY_PEAKS_PER_WINDOW * (STANDING_PEAKS_FACTOR if standing else 1))
                  for box in reach_windows_px(cam, seats_xy_rink_m, w, h)]
+        if standing:
+            parts = [self._off_bodies(part, cam, seats_xy_rink_m)[:CARRY_PEAKS_PER_WINDOW] for part in parts]
         # Every non-empty part has dark_peaks' keys; the keys are added for when all are empty.
         peaks = near_players(_with_streak_keys(Detections.merge(parts)), seats_xy_rink_m)
         return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:CARRY_MAX_PATCHES]]
+
+    def _off_bodies(self, peaks: Detections, cam: PlaneCamera, seats_xy_rink_m: np.ndarray) -> Detections:
+        """``peaks`` less those the camera sees through a standing body at one of the seats ((P, 2) rink m)."""
+        if not len(peaks):
+            return peaks
+        xyz = np.column_stack([peaks.data["xy_rink_m"], np.full(len(peaks), self._puck_z)])
+        hidden = behind_bodies(xyz, cam.position_xyz_m, seats_xy_rink_m, STANDING_BODY_RADIUS_M,
+                               (STANDING_BODY_LOW_M, self.body.height_m))
+        return peaks[~hidden]
 
     def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:
         """Veto candidates the learned verifier does not see a puck in (in place).

@@ -218,3 +218,25 @@ def test_reach_windows_cover_each_seats_square_and_merge_where_they_overlap():
     # A seat near the image's corner: its window is clipped to the image.
     assert reach_windows_px(cam, [[-9.5, -9.5]], 400, 300, reach_m=1.5) == [(0, 0, 21, 21)]
     assert reach_windows_px(cam, [], 400, 300) == []
+
+
+def test_spots_seen_through_a_standing_body_are_the_body():
+    from vision.puck_verifier import behind_bodies
+
+    # Camera 10 m up at the rink's origin; a body (radius 0.2 m, 0.1-1.8 m high) stands at (10, 0).
+    cam = np.array([0.0, 0.0, 10.0])
+    seat = np.array([[10.0, 0.0]])
+    z = 0.0127
+    pts = np.array([
+        [10.5, 0.0, z],   # 0.5 m behind his feet: the sight line crosses x = 10 at 0.5/10.5*10 = 0.48 m up
+        [9.5, 0.0, z],    # 0.5 m in front: the line rises towards the camera, away from him
+        [10.5, 0.5, z],   # behind, but the line passes 0.48 m beside his axis at x = 10
+        [10.05, 0.0, z],  # between his feet: at 0.1 m up the line is 0.04 m from his axis (his legs)
+        [10.0, 0.25, z],  # 0.25 m beside his feet: at 0.1 m up the line is 0.26 m from his axis
+        [12.0, 0.0, z],   # 2 m behind: the line is 0.1 + (2 - 0.2)/12 * 10 ≈ 1.6 m up near x = 10.2: still his body
+        [40.0, 0.0, z],   # 30 m behind: the line passes x = 10 at 7.5 m, over his head
+    ])
+    hidden = behind_bodies(pts, cam, seat, 0.2, (0.1, 1.8))
+    assert hidden.tolist() == [True, False, False, True, False, True, False]
+    assert behind_bodies(pts, None, seat, 0.2, (0.1, 1.8)).tolist() == [False] * 7  # no pose: no opinion
+    assert behind_bodies(pts, cam, np.zeros((0, 2)), 0.2, (0.1, 1.8)).tolist() == [False] * 7
