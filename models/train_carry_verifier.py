@@ -18,6 +18,10 @@ Stages (each reads what the previous one wrote):
    ``SEED_BASE`` + i; every other clip is a carry scenario (``CARRY_SCENARIOS``), the rest
    cycle over the verifier's sledge scenarios (bare blades of players without the puck);
    camera presets cycle (``CAMERAS``); looks drawn from the seed (never a held-out look).
+   Then ``--n-sponge-train-clips`` + ``--n-sponge-val-clips`` clips of standing players (the
+   sponge profile, seeds ``SPONGE_SEED_BASE`` + j): every other one a carry scenario played by
+   standing players, the rest ``sponge_key_3s`` (a team holding the puck in the zone); camera
+   presets cycle over all four (``SPONGE_CAMERAS``: overhead shows shoulders and helmets).
    Seeds are disjoint from the suite's (7000+), the tuning renders (400-510), the puck
    verifier's (300-339) and the held-out range (900000+).
 2. ``patches``: every clip is tracked as at run time (``vision.tracking.FrameTracker`` with
@@ -33,8 +37,9 @@ Stages (each reads what the previous one wrote):
 3. ``train``: ultralytics classification (``yolo11n-cls.yaml``, from scratch), CPU, wall
    budget ``--hours``.
 4. ``onnx``: the best checkpoint to ``models/carry_verifier.onnx`` (dynamic batch).
-5. ``heldout``: ``--n-heldout-clips`` carry clips with held-out seeds and looks, cut as in
-   ``patches``, scored with the shipped ONNX model: recall and false-positive rate at
+5. ``heldout``: ``--n-heldout-clips`` carry clips with held-out seeds and looks, and
+   ``--n-sponge-heldout-clips`` sponge clips likewise (scored as one group, ``sponge``), cut as
+   in ``patches``, scored with the shipped ONNX model: recall and false-positive rate at
    p >= 0.5, 0.8 (the run-time threshold) and 0.9, ROC AUC, per camera preset.
 """
 
@@ -58,8 +63,14 @@ from train_puck_verifier import (  # noqa: E402
 CARRY_SCENARIOS = ("onside_carried", "offside_carried", "offside_backwards_control", "defender_carries_in")
 #: Camera presets cycled over (goal cameras rarely see a carry).
 CAMERAS = ("broadcast", "blueline", "broadcast", "overhead", "broadcast", "goalcam", "blueline")
+#: Standing players' clips: carries first, then a team holding the puck in the zone.
+SPONGE_SCENARIOS = CARRY_SCENARIOS + ("sponge_key_3s",)
+SPONGE_CAMERAS = ("broadcast", "overhead", "blueline", "broadcast", "goalcam")
+SPONGE_PROFILE = "sponge-westridge"
 SEED_BASE = 2000
+SPONGE_SEED_BASE = 2200
 HELD_OUT_SEED_BASE = 900_300  # evaluation only, with the held-out looks
+SPONGE_HELD_OUT_SEED_BASE = 900_350
 MODEL_PATH = REPO / "models" / "carry_verifier.onnx"
 
 DEFAULTS = {
@@ -72,6 +83,9 @@ DEFAULTS = {
     "batch": 64,
     "threads": 2,
     "n_heldout_clips": 8,
+    "n_sponge_train_clips": 40,
+    "n_sponge_val_clips": 4,
+    "n_sponge_heldout_clips": 4,
 }
 
 
@@ -82,12 +96,24 @@ def clip_spec(i: int) -> dict:
     return {"scenario": scen, "camera": CAMERAS[i % len(CAMERAS)], "seed": s}
 
 
-def clip_dir(a: argparse.Namespace, i: int) -> Path:
-    return spec_dir(a.data / "clips", clip_spec(i))
+def sponge_spec(j: int) -> dict:
+    """Standing players' clip j (training first, then validation): scenario, camera, seed, profile."""
+    scen = CARRY_SCENARIOS[(j // 2) % len(CARRY_SCENARIOS)] if j % 2 == 0 else "sponge_key_3s"
+    return {"scenario": scen, "camera": SPONGE_CAMERAS[j % len(SPONGE_CAMERAS)], "seed": SPONGE_SEED_BASE + j,
+            "profile": SPONGE_PROFILE}
+
+
+def split_dirs(a: argparse.Namespace) -> dict[str, list[tuple[dict, Path]]]:
+    """(spec, folder) of every clip per split: the sledge clips, then the standing players'."""
+    n_tr, n_va = a.n_sponge_train_clips, a.n_sponge_val_clips
+    sponge = {"train": range(n_tr), "val": range(n_tr, n_tr + n_va)}
+    return {k: [(clip_spec(i), spec_dir(a.data / "clips", clip_spec(i))) for i in v]
+            + [(sponge_spec(j), spec_dir(a.data / "clips", sponge_spec(j))) for j in sponge[k]]
+            for k, v in splits(a).items()}
 
 
 def stage_render(a: argparse.Namespace) -> dict:
-    return render_clips([(clip_spec(i), clip_dir(a, i)) for i in sum(splits(a).values(), [])])
+    return render_clips(sum(split_dirs(a).values(), []))
 
 
 def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Generator):
@@ -141,7 +167,7 @@ def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Gen
 def stage_patches(a: argparse.Namespace) -> dict:
     rng = np.random.default_rng(0)
     root = a.data / "patches"
-    counts = write_patches(root, {k: [clip_dir(a, i) for i in v] for k, v in splits(a).items()},
+    counts = write_patches(root, {k: [d for _, d in v] for k, v in split_dirs(a).items()},
                            lambda d: clip_patches(d, a.every, a.max_background, rng))
     counts["train"]["background_dropped"] = balance(root / "train", a.background_per_puck, np.random.default_rng(0))
     counts["train"]["background"] -= counts["train"]["background_dropped"]
@@ -174,11 +200,22 @@ def heldout_spec(i: int) -> dict:
             "seed": HELD_OUT_SEED_BASE + i, "look": looks[i % len(looks)]}
 
 
+def sponge_heldout_spec(j: int) -> dict:
+    """Held-out standing players' clip j: as ``sponge_spec`` with held-out seeds and looks."""
+    from vision.sim.looks import HELD_OUT_LOOKS
+
+    looks = sorted(HELD_OUT_LOOKS)
+    return {**sponge_spec(j), "seed": SPONGE_HELD_OUT_SEED_BASE + j, "look": looks[j % len(looks)],
+            "group": "sponge"}
+
+
 def stage_heldout(a: argparse.Namespace) -> dict:
     from vision.puck_verifier import PuckVerifier
 
     rng = np.random.default_rng(1)
-    items = [(c, spec_dir(a.data / "heldout", c)) for c in map(heldout_spec, range(a.n_heldout_clips))]
+    specs = [heldout_spec(i) for i in range(a.n_heldout_clips)]
+    specs += [sponge_heldout_spec(j) for j in range(a.n_sponge_heldout_clips)]
+    items = [(c, spec_dir(a.data / "heldout", c)) for c in specs]
     # Every spot of every frame (no background drawn at random), at the run-time threshold too.
     return score_heldout(PuckVerifier(MODEL_PATH), items, lambda d: clip_patches(d, a.every, 10**6, rng),
                          thresholds=(0.5, 0.8, 0.9))

@@ -79,8 +79,10 @@ def clip_spec(i: int) -> dict:
 
 
 def spec_dir(root: Path, c: dict) -> Path:
-    """Where the clip of spec ``c`` (scenario, camera, seed) is rendered under ``root``."""
-    return root / f"{c['scenario']}_{c['camera']}_{c['seed']}"
+    """Where the clip of spec ``c`` (scenario, camera, seed; optional rule ``profile``) is rendered
+    under ``root`` (a sledge scenario played by standing sponge players is named ``sponge_...``)."""
+    sponge = c.get("profile") == "sponge-westridge" and not c["scenario"].startswith("sponge")
+    return root / f"{'sponge_' if sponge else ''}{c['scenario']}_{c['camera']}_{c['seed']}"
 
 
 def clip_dir(a: argparse.Namespace, i: int) -> Path:
@@ -94,7 +96,7 @@ def splits(a: argparse.Namespace) -> dict[str, list[int]]:
 
 # ---------------------------------------------------------------------------- render
 def render_clips(items: list[tuple[dict, Path]]) -> dict:
-    """Render each (spec with scenario, camera, seed; folder) not yet rendered → the failed ones."""
+    """Render each (spec with scenario, camera, seed, optional profile; folder) not yet rendered → the failed ones."""
     from vision.sim.synth import synth_clip
 
     failed = []
@@ -103,7 +105,8 @@ def render_clips(items: list[tuple[dict, Path]]) -> dict:
             continue
         t0 = time.time()
         try:
-            synth_clip(c["scenario"], c["camera"], c["seed"], d, width=1280, height=720, fps=30)
+            synth_clip(c["scenario"], c["camera"], c["seed"], d, width=1280, height=720, fps=30,
+                       profile=c.get("profile"))
         except Exception as e:  # a scenario that fails to build is skipped, and said so
             failed.append({**c, "error": f"{type(e).__name__}: {e}"})
             shutil.rmtree(d, ignore_errors=True)
@@ -298,9 +301,10 @@ def roc_auc(pos: np.ndarray, neg: np.ndarray) -> float:
 
 
 def score_heldout(model, items: list[tuple[dict, Path]], patches_of, thresholds=(0.5,)) -> dict:
-    """Render each held-out (spec with ``look``, folder) if needed, cut its patches with
-    ``patches_of(clip)`` and score them with ``model`` (a ``PuckVerifier``) → per camera preset
-    and ``all``: patch counts, ROC AUC, recall and false-positive rate at each threshold."""
+    """Render each held-out (spec with ``look``, optional ``profile``; folder) if needed, cut its
+    patches with ``patches_of(clip)`` and score them with ``model`` (a ``PuckVerifier``) → per
+    camera preset (or the spec's ``group``) and ``all``: patch counts, ROC AUC, recall and
+    false-positive rate at each threshold."""
     from vision.sim.looks import held_out_look
     from vision.sim.synth import synth_clip
 
@@ -308,8 +312,8 @@ def score_heldout(model, items: list[tuple[dict, Path]], patches_of, thresholds=
     for c, d in items:
         if not (d / "truth.json").is_file():
             synth_clip(c["scenario"], c["camera"], c["seed"], d, width=1280, height=720, fps=30,
-                       look=held_out_look(c["look"]))
-        got = scores.setdefault(c["camera"], {"puck": [], "background": []})
+                       look=held_out_look(c["look"]), profile=c.get("profile"))
+        got = scores.setdefault(c.get("group", c["camera"]), {"puck": [], "background": []})
         labs, patches = [], []
         for _, lab, patch in patches_of(d):
             labs.append(lab), patches.append(patch)
