@@ -190,8 +190,8 @@ CARRY_ACCEPT_P = 0.8
 CARRY_SCORE = 0.5
 CARRY_MAX_PATCHES = 24
 CARRY_PEAKS_PER_WINDOW = 12
-#: Standing players (the sponge profile): a window's darkest spots are taken from this many times
-#: ``CARRY_PEAKS_PER_WINDOW`` before those seen through a body are dropped.
+#: Standing players (the sponge profile): a window's spots are chosen from this many times
+#: ``CARRY_PEAKS_PER_WINDOW`` of its darkest (``FrameTracker._standing_spots``).
 STANDING_PEAKS_FACTOR = 4
 #: A standing body as the carry search sees it: an upright cylinder over the feet's centre, from
 #: above the shoes to the helmet (``PlayerBody.height_m``); its radius is the feet's half gap
@@ -1463,31 +1463,40 @@ class FrameTracker:
     def _carry_spots(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
                      seats_xy_rink_m: np.ndarray) -> Detections:
         """The dark spots within a carrier's reach of the players' seats ((P, 2) rink m; not already
-        among ``cands``), at most ``CARRY_MAX_PATCHES``, the darkest first: what the carry model judges."""
+        among ``cands``), at most ``CARRY_MAX_PATCHES`` (twice that beside standing players,
+        ``_standing_spots``), the darkest first: what the carry model judges."""
         # Searched player by player (the dark spots of a window around each carrier's reach), so
         # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
         h, w = v_full.shape[:2]
-        # A standing player's dark trousers are puck-wide dark strips: their spots are dropped
-        # (seen through his body) before each window's darkest are kept, or they crowd out the
-        # puck at his stick.
         standing = self.body.kind == "standing"
         parts = [self._peaks(v_full, scene, cam, lens_map, cands, box,
                              max_peaks=CARRY_PEAKS_PER_WINDOW * (STANDING_PEAKS_FACTOR if standing else 1))
                  for box in reach_windows_px(cam, seats_xy_rink_m, w, h)]
         if standing:
-            parts = [self._off_bodies(part, cam, seats_xy_rink_m)[:CARRY_PEAKS_PER_WINDOW] for part in parts]
+            parts = [self._standing_spots(part, cam, seats_xy_rink_m) for part in parts]
         # Every non-empty part has dark_peaks' keys; the keys are added for when all are empty.
         peaks = near_players(_with_streak_keys(Detections.merge(parts)), seats_xy_rink_m)
-        return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:CARRY_MAX_PATCHES]]
+        n_max = CARRY_MAX_PATCHES * (2 if standing else 1)
+        return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:n_max]]
 
-    def _off_bodies(self, peaks: Detections, cam: PlaneCamera, seats_xy_rink_m: np.ndarray) -> Detections:
-        """``peaks`` less those the camera sees through a standing body at one of the seats ((P, 2) rink m)."""
+    def _standing_spots(self, peaks: Detections, cam: PlaneCamera, seats_xy_rink_m: np.ndarray) -> Detections:
+        """A window's spots (``peaks``, darkest first) beside standing players (seats (P, 2) rink m):
+        its ``CARRY_PEAKS_PER_WINDOW`` darkest, and as many more of the darkest not seen through
+        a body.
+
+        A standing player's dark trousers are puck-wide dark strips: their spots would crowd
+        out the puck at his stick. They are not dropped outright: a puck behind him can show
+        between his legs, and the body's cylinder (``behind_bodies``) covers that gap.
+        """
         if not len(peaks):
             return peaks
         xyz = np.column_stack([peaks.data["xy_rink_m"], np.full(len(peaks), self._puck_z)])
         hidden = behind_bodies(xyz, cam.position_xyz_m, seats_xy_rink_m, STANDING_BODY_RADIUS_M,
                                (STANDING_BODY_LOW_M, self.body.height_m))
-        return peaks[~hidden]
+        keep = np.zeros(len(peaks), bool)
+        keep[:CARRY_PEAKS_PER_WINDOW] = True
+        keep[np.flatnonzero(~hidden)[:CARRY_PEAKS_PER_WINDOW]] = True
+        return peaks[keep]
 
     def _verify(self, frame_bgr: np.ndarray, cands: Detections) -> None:
         """Veto candidates the learned verifier does not see a puck in (in place).
