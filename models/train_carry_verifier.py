@@ -1,4 +1,12 @@
-"""Training recipe of ``models/carry_verifier.onnx`` (is there a puck at this dark spot beside a player?).
+"""Training recipe of the carry models (is there a puck at this dark spot beside a player?).
+
+Two models ship: ``models/carry_verifier_standing.onnx`` (the default run: sledge and standing
+players' clips; used beside standing players, the sponge profile) and
+``models/carry_verifier.onnx`` (used beside sledges: the same recipe without standing players,
+``--n-sponge-train-clips 0 --n-sponge-val-clips 0 --n-sponge-heldout-clips 0 --out
+models/carry_verifier.onnx``, run 2026-12-05 with 152 + 8 clips, record
+``models/carry_verifier_train.json``). Each run's record is written to
+``models/carry_verifier_standing_train.json``; cards: ``models/carry_verifier.md``.
 
 The puck verifier (``models/train_puck_verifier.py``) judges the classical detectors'
 candidates, which are rarely a puck held against a stick blade. This model looks at
@@ -36,7 +44,7 @@ Stages (each reads what the previous one wrote):
    then the training split keeps ``--background-per-puck`` background patches per puck patch.
 3. ``train``: ultralytics classification (``yolo11n-cls.yaml``, from scratch), CPU, wall
    budget ``--hours``.
-4. ``onnx``: the best checkpoint to ``models/carry_verifier.onnx`` (dynamic batch).
+4. ``onnx``: the best checkpoint to ``--out`` (dynamic batch).
 5. ``heldout``: ``--n-heldout-clips`` carry clips with held-out seeds and looks, and
    ``--n-sponge-heldout-clips`` sponge clips likewise (scored as one group, ``sponge``), cut as
    in ``patches``, scored with the shipped ONNX model: recall and false-positive rate at
@@ -71,7 +79,6 @@ SEED_BASE = 2000
 SPONGE_SEED_BASE = 2200
 HELD_OUT_SEED_BASE = 900_300  # evaluation only, with the held-out looks
 SPONGE_HELD_OUT_SEED_BASE = 900_350
-MODEL_PATH = REPO / "models" / "carry_verifier.onnx"
 
 DEFAULTS = {
     "n_train_clips": 152,
@@ -86,6 +93,7 @@ DEFAULTS = {
     "n_sponge_train_clips": 40,
     "n_sponge_val_clips": 4,
     "n_sponge_heldout_clips": 4,
+    "out": "models/carry_verifier_standing.onnx",  # relative to the repository
 }
 
 
@@ -189,7 +197,7 @@ def balance(split_dir: Path, background_per_puck: float, rng: np.random.Generato
 
 
 def stage_carry_onnx(a: argparse.Namespace) -> dict:
-    return stage_onnx(a, MODEL_PATH)
+    return stage_onnx(a, REPO / a.out)
 
 
 def heldout_spec(i: int) -> dict:
@@ -217,14 +225,14 @@ def stage_heldout(a: argparse.Namespace) -> dict:
     specs += [sponge_heldout_spec(j) for j in range(a.n_sponge_heldout_clips)]
     items = [(c, spec_dir(a.data / "heldout", c)) for c in specs]
     # Every spot of every frame (no background drawn at random), at the run-time threshold too.
-    return score_heldout(PuckVerifier(MODEL_PATH), items, lambda d: clip_patches(d, a.every, 10**6, rng),
+    return score_heldout(PuckVerifier(REPO / a.out), items, lambda d: clip_patches(d, a.every, 10**6, rng),
                          thresholds=(0.5, 0.8, 0.9))
 
 
 def main(argv: list[str] | None = None) -> int:
     # Training is the verifier's (``train_puck_verifier.train_args``: the same network, patch size,
     # optimiser and augmentation), on this recipe's patches.
-    return run_stages(argv, __doc__.splitlines()[0], DEFAULTS, SEED_BASE, "carry_verifier",
+    return run_stages(argv, __doc__.splitlines()[0], DEFAULTS, SEED_BASE, "carry_verifier_standing",
                       {"render": stage_render, "patches": stage_patches, "train": stage_train,
                        "onnx": stage_carry_onnx, "heldout": stage_heldout})
 

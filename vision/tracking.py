@@ -186,6 +186,9 @@ PLAYER_DETECT_HZ = 15.0
 #: ``PuckTracker.acquire_score``, below ``confident_score``: three consistent frames start a
 #: track), the most spots judged per frame (darkest first) and proposed per player window.
 CARRY_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "carry_verifier.onnx"
+#: The carry model beside standing players (the sponge profile): trained on their clips and the
+#: sledges' (``models/carry_verifier.md``); the sledges keep theirs, which lost fewer carries.
+CARRY_STANDING_MODEL_PATH = CARRY_MODEL_PATH.with_name("carry_verifier_standing.onnx")
 CARRY_ACCEPT_P = 0.8
 CARRY_SCORE = 0.5
 CARRY_MAX_PATCHES = 24
@@ -1282,10 +1285,12 @@ class FrameTracker:
         # the puck's prediction (the verifier's), "carry" = beside the players (``_carry_spots``,
         # the carry model's).
         self.propose_peaks: bool | str = False
-        # The learned carry model (``models/carry_verifier.onnx``) looks at the dark spots within
-        # a carrier's reach of the players while no classical candidate holds the puck: a puck
-        # held against a stick blade (``_carried_candidates``). "default" = the shipped model.
-        self.carry_verifier = _default_carry_verifier() if carry_verifier == "default" else carry_verifier
+        # The learned carry model (``models/carry_verifier.onnx``; beside standing players
+        # ``carry_verifier_standing.onnx``) looks at the dark spots within a carrier's reach of
+        # the players while no classical candidate holds the puck: a puck held against a stick
+        # blade (``_carried_candidates``). "default" = the shipped model for the body.
+        self.carry_verifier = (_default_carry_verifier(self.body.kind) if carry_verifier == "default"
+                               else carry_verifier)
         self.carry_accept_p = CARRY_ACCEPT_P
         self.motion_full_every = MOTION_FULL_EVERY  # 1: the moving-puck search sees the whole ice every frame
         self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
@@ -1872,10 +1877,12 @@ def _default_puck_verifier():
     return _load_patch_classifier(DEFAULT_MODEL_PATH, "puck verifier", "classical puck scores only")
 
 
-@functools.lru_cache(maxsize=1)
-def _default_carry_verifier():
-    """The shipped carry model, or None (no model file, or one ONNX Runtime cannot load: said once)."""
-    return _load_patch_classifier(CARRY_MODEL_PATH, "carry model", "no carried-puck candidates")
+@functools.lru_cache(maxsize=2)
+def _default_carry_verifier(body_kind: str = "sledge"):
+    """The shipped carry model for players of ``body_kind`` ("sledge" | "standing"), or None (no
+    model file, or one ONNX Runtime cannot load: said once)."""
+    path = CARRY_STANDING_MODEL_PATH if body_kind == "standing" else CARRY_MODEL_PATH
+    return _load_patch_classifier(path, "carry model", "no carried-puck candidates")
 
 
 def _in_gate(puck: PuckTracker, cands: Detections) -> np.ndarray:

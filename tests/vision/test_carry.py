@@ -76,10 +76,12 @@ def test_a_damaged_carry_model_is_said_once_and_skipped(tmp_path, monkeypatch):
     bad = tmp_path / "carry_verifier.onnx"
     bad.write_bytes(b"not an onnx model")
     monkeypatch.setattr(tracking, "CARRY_MODEL_PATH", bad)
+    monkeypatch.setattr(tracking, "CARRY_STANDING_MODEL_PATH", bad)
     tracking._default_carry_verifier.cache_clear()
     try:
-        with pytest.warns(UserWarning, match="carry model .* not loaded"):
-            assert tracking._default_carry_verifier() is None
+        for kind in ("sledge", "standing"):
+            with pytest.warns(UserWarning, match="carry model .* not loaded"):
+                assert tracking._default_carry_verifier(kind) is None
     finally:
         tracking._default_carry_verifier.cache_clear()
 
@@ -115,18 +117,43 @@ def test_small_frames_are_not_shown_to_the_carry_model():
 MIN_STANDING_SPOT_SHARE = 0.9
 
 
-def test_the_carry_search_proposes_the_puck_at_a_standing_players_stick_past_his_trousers(tmp_path):
+# With the carry model a standing profile gets (``models/carry_verifier_standing.onnx``) the puck is
+# measured within 0.3 m of the truth on 89 % of the 45 frames it is at least half visible (the sledges'
+# model: 53 %; none: 0 %), none more than 0.5 m off.
+MIN_STANDING_HELD_SHARE = 0.75
+
+
+@pytest.fixture(scope="module")
+def standing_clip(tmp_path_factory):
+    """Tuning seed 476 of ``sponge_key_3s`` (standing players holding the puck in the zone), broadcast."""
+    from vision.sim.synth import synth_clip
+
+    clip = tmp_path_factory.mktemp("standing") / "clip"
+    synth_clip("sponge_key_3s", "broadcast", 476, clip, width=1280, height=720, fps=30, duration_s=1.5)
+    return clip
+
+
+def test_a_puck_at_a_standing_players_stick_is_measured_with_the_standing_carry_model(standing_clip):
+    from vision.tracking import CARRY_STANDING_MODEL_PATH
+
+    if not CARRY_STANDING_MODEL_PATH.is_file():
+        pytest.skip(f"{CARRY_STANDING_MODEL_PATH} absent: train it with models/train_carry_verifier.py")
+    got = _track(standing_clip, "default")  # a sponge game: the standing players' model
+    assert got["visible"] >= 30
+    assert got["held"] >= MIN_STANDING_HELD_SHARE
+    assert got["far"] <= MAX_FAR_SHARE
+
+
+def test_the_carry_search_proposes_the_puck_at_a_standing_players_stick_past_his_trousers(standing_clip):
     import cv2
 
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
     from vision.evaluation import load_truth, truth_calibration
-    from vision.sim.synth import synth_clip
     from vision.tracking import FrameTracker
     from vision.video import iter_frames
 
-    clip = tmp_path / "clip"
-    synth_clip("sponge_key_3s", "broadcast", 476, clip, width=1280, height=720, fps=30, duration_s=1.5)
+    clip = standing_clip
     truth = load_truth(clip)
     H = truth_calibration(truth)
     game = GameDescriptor.from_file(clip / "game.json")
