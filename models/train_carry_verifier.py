@@ -71,8 +71,7 @@ from train_puck_verifier import (  # noqa: E402
 CARRY_SCENARIOS = ("onside_carried", "offside_carried", "offside_backwards_control", "defender_carries_in")
 #: Camera presets cycled over (goal cameras rarely see a carry).
 CAMERAS = ("broadcast", "blueline", "broadcast", "overhead", "broadcast", "goalcam", "blueline")
-#: Standing players' clips: carries first, then a team holding the puck in the zone.
-SPONGE_SCENARIOS = CARRY_SCENARIOS + ("sponge_key_3s",)
+#: Camera presets cycled over by the standing players' clips (``sponge_spec``).
 SPONGE_CAMERAS = ("broadcast", "overhead", "blueline", "broadcast", "goalcam")
 SPONGE_PROFILE = "sponge-westridge"
 SEED_BASE = 2000

@@ -196,6 +196,8 @@ CARRY_PEAKS_PER_WINDOW = 12
 #: Standing players (the sponge profile): a window's spots are chosen from this many times
 #: ``CARRY_PEAKS_PER_WINDOW`` of its darkest (``FrameTracker._standing_spots``).
 STANDING_PEAKS_FACTOR = 4
+#: The most spots judged per frame beside standing players (their windows give up to twice as many).
+CARRY_MAX_PATCHES_STANDING = 2 * CARRY_MAX_PATCHES
 #: A standing body as the carry search sees it: an upright cylinder over the feet's centre, from
 #: above the shoes to the helmet (``PlayerBody.height_m``); its radius is the feet's half gap
 #: (0.15 m) and half a leg, m.
@@ -1468,8 +1470,8 @@ class FrameTracker:
     def _carry_spots(self, v_full: np.ndarray, scene: Any, cam: PlaneCamera, lens_map, cands: Detections,
                      seats_xy_rink_m: np.ndarray) -> Detections:
         """The dark spots within a carrier's reach of the players' seats ((P, 2) rink m; not already
-        among ``cands``), at most ``CARRY_MAX_PATCHES`` (twice that beside standing players,
-        ``_standing_spots``), the darkest first: what the carry model judges."""
+        among ``cands``), at most ``CARRY_MAX_PATCHES`` (``CARRY_MAX_PATCHES_STANDING`` beside
+        standing players, ``_standing_spots``), the darkest first: what the carry model judges."""
         # Searched player by player (the dark spots of a window around each carrier's reach), so
         # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
         h, w = v_full.shape[:2]
@@ -1481,7 +1483,7 @@ class FrameTracker:
             parts = [self._standing_spots(part, cam, seats_xy_rink_m) for part in parts]
         # Every non-empty part has dark_peaks' keys; the keys are added for when all are empty.
         peaks = near_players(_with_streak_keys(Detections.merge(parts)), seats_xy_rink_m)
-        n_max = CARRY_MAX_PATCHES * (2 if standing else 1)
+        n_max = CARRY_MAX_PATCHES_STANDING if standing else CARRY_MAX_PATCHES
         return peaks[np.argsort(-np.asarray(peaks.data["contrast"]), kind="stable")[:n_max]]
 
     def _standing_spots(self, peaks: Detections, cam: PlaneCamera, seats_xy_rink_m: np.ndarray) -> Detections:
