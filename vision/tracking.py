@@ -1389,8 +1389,11 @@ class FrameTracker:
         if self.puck_verifier is not None:
             self._verify(frame_bgr, cands)
             cands = cands[cands.confidence >= self.puck_detector.config.min_score]
-        if self.carry_verifier is not None and players:
-            cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, seat_xy)
+        # Before any track is confirmed (a clip's first frames) the carrier is a tentative track:
+        # his carried puck is looked for beside those.
+        carry_seats = seat_xy if players else self._tentative_seats(cam)
+        if self.carry_verifier is not None and len(carry_seats):
+            cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, carry_seats)
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], seat_xy[k]) for k, p in enumerate(players)]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
@@ -1580,6 +1583,19 @@ class FrameTracker:
             self._retracted.add(tr.id)
             self._retract_now.append(tr.id)
         return True
+
+    def _tentative_seats(self, cam: PlaneCamera) -> np.ndarray:
+        """(P, 2) rink m: the seats of the tracks not yet confirmed that their last keyframe saw."""
+        seats = []
+        for tr in self.players.tracks:
+            if tr.confirmed or tr.misses:
+                continue
+            contact = tr.kf.xy
+            away = cam.away_direction_rink(contact[None])[0]
+            legs = bool(legs_resolvable(cam, contact, self.ice_config.scale)[0])
+            under_body = bool(steep_view(cam, contact)[0])
+            seats.append(blades_from_contact(contact, away, None, legs, under_body, self.body).mean(axis=0))
+        return np.array(seats, dtype=np.float64).reshape(-1, 2)
 
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
