@@ -1297,6 +1297,7 @@ class FrameTracker:
         self.motion_full_every = MOTION_FULL_EVERY  # 1: the moving-puck search sees the whole ice every frame
         self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
         self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
+        self._confirmed_any = False  # a player track has been confirmed (the clip's first frames are over)
         self._last_puck_seen: tuple[int, np.ndarray] | None = None  # (frame, (2,) rink m) of the last measured record
         self._retracted: set[int] = set()  # tracks found to be paint after they were reported
         self._retract_now: list[int] = []  # ... on this frame (``FrameObservation.player_retractions``)
@@ -1390,8 +1391,11 @@ class FrameTracker:
             self._verify(frame_bgr, cands)
             cands = cands[cands.confidence >= self.puck_detector.config.min_score]
         # Before any track is confirmed (a clip's first frames) the carrier is a tentative track:
-        # his carried puck is looked for beside those.
-        carry_seats = seat_xy if players else self._tentative_seats(cam)
+        # his carried puck is looked for beside those. Not later (no player reported mid-clip):
+        # there tentative tracks are as often paint or a stick, and bare blades beside them were
+        # taken for pucks (free_play_broadcast_405: puck precision 92.5 -> 77.3 %).
+        self._confirmed_any = self._confirmed_any or any(tr.confirmed for tr in self.players.tracks)
+        carry_seats = seat_xy if (players or self._confirmed_any) else self._tentative_seats(cam)
         if self.carry_verifier is not None and len(carry_seats):
             cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, carry_seats)
         sigma = self._meas_sigma(cam, cands)
