@@ -1391,9 +1391,9 @@ class FrameTracker:
             self._verify(frame_bgr, cands)
             cands = cands[cands.confidence >= self.puck_detector.config.min_score]
         # Before any track is confirmed (a clip's first frames) the carrier is a tentative track:
-        # his carried puck is looked for beside those. Not later (no player reported mid-clip):
-        # there tentative tracks are as often paint or a stick, and bare blades beside them were
-        # taken for pucks (free_play_broadcast_405: puck precision 92.5 -> 77.3 %).
+        # his carried puck is looked for beside those. Not later, when no player is reported
+        # mid-clip: a track still tentative then has not been seen three times in a row (paint,
+        # a stick, a flicker); no render measured has such a frame.
         self._confirmed_any = self._confirmed_any or any(tr.confirmed for tr in self.players.tracks)
         carry_seats = seat_xy if (players or self._confirmed_any) else self._tentative_seats(cam)
         if self.carry_verifier is not None and len(carry_seats):
