@@ -1594,12 +1594,16 @@ class FrameTracker:
         for tr in self.players.tracks:
             if tr.confirmed or tr.misses:
                 continue
-            contact = tr.kf.xy
-            away = cam.away_direction_rink(contact[None])[0]
-            legs = bool(legs_resolvable(cam, contact, self.ice_config.scale)[0])
-            under_body = bool(steep_view(cam, contact)[0])
-            seats.append(blades_from_contact(contact, away, None, legs, under_body, self.body).mean(axis=0))
+            seats.append(self._blades_at(tr.kf.xy, cam, None).mean(axis=0))
         return np.array(seats, dtype=np.float64).reshape(-1, 2)
+
+    def _blades_at(self, contact: np.ndarray, view: PlaneCamera | None, heading: np.ndarray | None) -> np.ndarray:
+        """(2, 2) rink m: the blades (feet) of a player whose ground contact is ``contact`` (2,) rink m,
+        seen by ``view`` (None: a side camera on the −y side), heading ``heading`` (or unknown)."""
+        away = view.away_direction_rink(contact[None])[0] if view is not None else np.array([0.0, 1.0])
+        legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
+        under_body = view is not None and bool(steep_view(view, contact)[0])
+        return blades_from_contact(contact, away, heading, legs, under_body, self.body)
 
     def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
         out = []
@@ -1608,20 +1612,10 @@ class FrameTracker:
         for tr in self.players.reported():
             if self._retract_if_paint(tr, tr.kf.xy):
                 continue  # a logo in the ice (``_check_shapes``)
-            contact = tr.kf.xy
-            if cam is not None:
-                away = cam.away_direction_rink(contact[None])[0]
-            elif self._cam is not None:
-                away = self._cam.away_direction_rink(contact[None])[0]
-            else:
-                away = np.array([0.0, 1.0])  # side camera on the −y side
-            view = cam or self._cam
-            legs = view is not None and bool(legs_resolvable(view, contact, self.ice_config.scale)[0])
-            under_body = view is not None and bool(steep_view(view, contact)[0])
             # A goalkeeper shuffles across his crease, sideways to where his sledge points: his
             # direction of travel says nothing of where his blades lie from his body.
             heading = None if tr.role == "goalkeeper" else tr.heading
-            blades = blades_from_contact(contact, away, heading, legs, under_body, self.body)
+            blades = self._blades_at(tr.kf.xy, cam if cam is not None else self._cam, heading)
             self._update_role(tr, blades.mean(axis=0))
             team = tr.votes.team
             if tr.role == "goalkeeper" and (team is None or _looks_like_goalkeeper(tr)):
