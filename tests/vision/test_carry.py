@@ -35,7 +35,8 @@ def carried_clip(tmp_path_factory):
     return clip
 
 
-def _track(clip, carry_verifier) -> dict:
+def _observations(clip, propose_peaks=False, **tracker_kw):
+    """Track ``clip`` with its true camera → per frame (truth frame, FrameObservation, tracker)."""
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
     from vision.evaluation import load_truth, truth_calibration
@@ -45,12 +46,17 @@ def _track(clip, carry_verifier) -> dict:
     truth = load_truth(clip)
     H = truth_calibration(truth)
     game = GameDescriptor.from_file(clip / "game.json")
-    kw = {} if carry_verifier == "default" else {"carry_verifier": carry_verifier}
-    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], goalkeeper_detector=None, **kw)
-    held = visible = far = measured = 0
+    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], goalkeeper_detector=None, **tracker_kw)
+    tracker.propose_peaks = propose_peaks
     for i, frame in iter_frames(clip / "clip.mp4"):
-        obs = tracker.update(frame, i, i / truth["fps"], H[i])
-        p, rec = truth["frames"][i]["puck"], obs.puck
+        yield truth["frames"][i], tracker.update(frame, i, i / truth["fps"], H[i]), tracker
+
+
+def _track(clip, carry_verifier) -> dict:
+    kw = {} if carry_verifier == "default" else {"carry_verifier": carry_verifier}
+    held = visible = far = measured = 0
+    for fr, obs, _ in _observations(clip, **kw):
+        p, rec = fr["puck"], obs.puck
         seen = rec is not None and rec.get("measured")
         d = np.hypot(rec["x"] - p["x"], rec["y"] - p["y"]) if seen else np.inf
         if p["visible_fraction"] >= 0.5 and p["z"] < 0.03:
@@ -147,24 +153,11 @@ def test_a_puck_at_a_standing_players_stick_is_measured_with_the_standing_carry_
 def test_the_carry_search_proposes_the_puck_at_a_standing_players_stick_past_his_trousers(standing_clip):
     import cv2
 
-    from calibration.rink import RinkModel
-    from rulesfromvideo.game import GameDescriptor
-    from vision.evaluation import load_truth, truth_calibration
-    from vision.tracking import FrameTracker
-    from vision.video import iter_frames
-
-    clip = standing_clip
-    truth = load_truth(clip)
-    H = truth_calibration(truth)
-    game = GameDescriptor.from_file(clip / "game.json")
-    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], goalkeeper_detector=None,
-                           carry_verifier=None)
-    assert tracker.body.kind == "standing"
-    tracker.propose_peaks = "carry"  # the spots the carry model would judge
     frames = proposed = 0
-    for i, frame in iter_frames(clip / "clip.mp4"):
-        obs = tracker.update(frame, i, i / truth["fps"], H[i])
-        p, c = truth["frames"][i]["puck"], truth["frames"][i]["camera"]
+    # The spots the carry model would judge ("carry"), without the model.
+    for fr, obs, tracker in _observations(standing_clip, propose_peaks="carry", carry_verifier=None):
+        assert tracker.body.kind == "standing"
+        p, c = fr["puck"], fr["camera"]
         if not p.get("in_frame") or p["visible_fraction"] < 0.3 or p["z"] > 0.03 or not obs.players:
             continue
         uv, _ = cv2.projectPoints(np.array([[p["x"], p["y"], p["z"]]]), cv2.Rodrigues(np.asarray(c["R"]))[0],
@@ -183,29 +176,21 @@ def test_a_puck_carried_from_the_first_frame_is_measured_from_the_first_frame(tm
     """No player track is confirmed on a clip's first frames: the carry search looks beside the
     tentative ones (tuning seed 486, a carried entry seen from the broadcast camera; measured:
     frames 0-14 all within 0.3 m of the truth, from frame 3 on before the change)."""
-    from calibration.rink import RinkModel
-    from rulesfromvideo.game import GameDescriptor
-    from vision.evaluation import load_truth, truth_calibration
     from vision.sim.synth import synth_clip
-    from vision.tracking import FrameTracker
-    from vision.video import iter_frames
 
     if not CARRY_MODEL_PATH.is_file():
         pytest.skip(f"{CARRY_MODEL_PATH} absent: train it with models/train_carry_verifier.py")
     clip = tmp_path / "clip"
     synth_clip("onside_carried", "broadcast", 486, clip, width=1280, height=720, fps=30, duration_s=0.5)
-    truth = load_truth(clip)
-    H = truth_calibration(truth)
-    game = GameDescriptor.from_file(clip / "game.json")
-    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"], goalkeeper_detector=None)
     measured = {}
-    for i, frame in iter_frames(clip / "clip.mp4"):
-        obs = tracker.update(frame, i, i / truth["fps"], H[i])
+    truth_frames = []
+    for fr, obs, _ in _observations(clip):
+        truth_frames.append(fr)
         for rec in obs.puck_backfill:  # a track's first frames, reported once it starts
             measured[rec["frame"]] = (rec["x"], rec["y"])
         if obs.puck is not None and obs.puck.get("measured"):
-            measured[i] = (obs.puck["x"], obs.puck["y"])
+            measured[obs.frame] = (obs.puck["x"], obs.puck["y"])
     for f in range(3):
-        p = truth["frames"][f]["puck"]
+        p = truth_frames[f]["puck"]
         assert p["visible_fraction"] >= 0.5 and f in measured, f"frame {f}: no puck"
         assert np.hypot(measured[f][0] - p["x"], measured[f][1] - p["y"]) <= 0.3
