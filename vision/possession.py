@@ -5,9 +5,12 @@ detector rarely separates it (``docs/vision.md``), so the track has a gap for as
 long as a player carries it. Where the footage brackets the gap, the puck was on
 the carrier's stick throughout:
 
-* **before**: the last measured puck before the gap (not a lone blip) lies within
-  ``CARRY_REACH_M`` of one player's seat (blade midpoint), nearer to him than to
-  anyone else by ``CARRIER_MARGIN_M``: he has it;
+* **before**: the last measured puck before the gap lies within ``CARRY_REACH_M`` of
+  one player's seat (blade midpoint), nearer to him than to anyone else by
+  ``CARRIER_MARGIN_M``: he has it. Not a lone blip: another measurement within
+  ``ANCHOR_FRAMES`` before the gap, or, within ``CONFIRM_S`` before it, one that names
+  the same carrier with the puck moving with him (slower than ``RELEASE_MIN_SPEED_MPS``
+  relative to his seat): the carry detector finds a puck at the stick on some frames only;
 * **after**: the first measured pucks after the gap give a straight path. A puck
   moving at speed was passed or shot, and the tracker found it a few frames later:
   traced back along that path over ``RELEASE_BACK_S``, the release is by the one
@@ -56,6 +59,9 @@ CARRIER_MARGIN_M = 0.5  # the carrier is nearer to the puck than anyone else by 
 RELEASE_REACH_M = 1.2  # the back-traced path passes this near the releasing player's seat (stick ~1 m)
 STICK_REACH_M = SEATED.stick_reach_m  # seat to stick blade while carrying, by default a seated player's
 ANCHOR_FRAMES = 4  # a measured puck at most this many frames from the gap anchors it
+# A carried puck is measured on some frames only (held-out s25: frames 3-5, 11, 16 of a carry),
+# so a before-end's confirming measurement may be further back, if it names the same carrier.
+CONFIRM_S = 0.3
 AFTER_FIT_FRAMES = 3  # measured frames after the gap that give the puck's velocity
 RELEASE_BACK_S = 0.25  # the flight from the release to the first measurement is at most this long
 RELEASE_MIN_SPEED_MPS = 1.0  # slower than this the puck is still at the stick: no back-trace
@@ -136,7 +142,7 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
         while i < n and allr[i].get("puck") is None:
             i += 1
         b = i  # the gap is allr[a:b]
-        before = _before_end(allr, a)
+        before = _before_end(allr, a, fps)
         after = _after_end(allr, b, a, fps, stick_reach_m)
         at_start = clip_start and a == off and not any(
             r.get("puck") is not None for r in allr[max(0, a - ANCHOR_FRAMES):a])
@@ -167,14 +173,31 @@ def fill_carried(records: list[dict], fps: float, context: Iterable[dict] = (), 
     return filled
 
 
-def _before_end(allr: list[dict], a: int) -> tuple[object, np.ndarray, int] | None:
-    """(carrier id, offset, its index) from the last measured puck before index ``a``: it is
-    within ``ANCHOR_FRAMES`` of the gap and not a lone blip (another measurement in those frames)."""
+def _before_end(allr: list[dict], a: int, fps: float) -> tuple[object, np.ndarray, int] | None:
+    """(carrier id, offset, its index) from the last measured puck before index ``a``, within
+    ``ANCHOR_FRAMES`` of the gap and not a lone blip: another measurement within those frames,
+    or one within ``CONFIRM_S`` before it whose carrier is the same player, the puck moving
+    with him (its offset from his seat changing slower than ``RELEASE_MIN_SPEED_MPS``)."""
     recent = [j for j in range(a - 1, max(-1, a - 1 - ANCHOR_FRAMES), -1) if _measured_xy(allr[j]) is not None]
-    if len(recent) < 2:
+    if not recent:
         return None
     got = _carrier(allr[recent[0]], _measured_xy(allr[recent[0]]), CARRY_REACH_M)
-    return None if got is None else (got[0], got[1], recent[0])
+    if got is None:
+        return None
+    if len(recent) < 2:
+        lo = max(-1, recent[0] - 1 - int(round(CONFIRM_S * fps)))
+        earlier = next((j for j in range(recent[0] - 1, lo, -1) if _measured_xy(allr[j]) is not None), None)
+        if earlier is None:
+            return None
+        confirm = _carrier(allr[earlier], _measured_xy(allr[earlier]), CARRY_REACH_M)
+        if confirm is None or confirm[0] != got[0]:
+            return None
+        # Carried, it moved with him: a free puck passing his stick (held-out s16's shot past
+        # the goalkeeper) moves relative to his seat at its own speed.
+        dt = float(allr[recent[0]]["t"]) - float(allr[earlier]["t"])
+        if float(np.linalg.norm(got[1] - confirm[1])) > RELEASE_MIN_SPEED_MPS * max(dt, 1e-9):
+            return None
+    return got[0], got[1], recent[0]
 
 
 def _after_end(allr: list[dict], b: int, a: int, fps: float,
@@ -274,7 +297,8 @@ class CarriedPuckFiller:
         self.stick_reach_m = float(stick_reach_m)
         self.max_delay = max(ANCHOR_FRAMES + AFTER_FIT_FRAMES + 1, int(max_delay_frames))
         self._held: deque[dict] = deque()
-        self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 1)
+        # a gap's before-end looks back ANCHOR_FRAMES, then CONFIRM_S for a confirming measurement
+        self._context: deque[dict] = deque(maxlen=ANCHOR_FRAMES + 2 + int(round(CONFIRM_S * self.fps)))
         self._started = False  # records have been released since the clip start
         self.filled = 0
 

@@ -190,6 +190,65 @@ def test_a_carry_to_the_end_of_the_clip_is_not_filled():
     assert all(seen[f]["puck"] is None for f in range(15, 30))
 
 
+def streamed(seen):
+    """(records out of a ``CarriedPuckFiller`` pushed ``seen`` one by one, then flushed; the filler)."""
+    filler = CarriedPuckFiller(FPS)
+    out = []
+    for r in copy.deepcopy(seen):
+        out += filler.push(r)
+    return out + filler.flush(), filler
+
+
+def sparse_carry():
+    """Player 1 carries the puck at a fixed offset and passes it at frame 30 (``play``). The
+    carry detector finds it at his stick on frames 0-3 and 9 only (as held-out s25: 3-5, 11,
+    16); the tracker coasts it over 4-8 (``measured: false``) and loses it over 10-32."""
+    recs, truth = play(45, release=30, offset=(0.6, -0.9))
+    seen = hide(recs, range(10, 33))
+    for f in range(4, 9):
+        seen[f]["puck"]["measured"] = False
+    return seen, truth
+
+
+def test_a_carry_seen_on_a_few_frames_is_anchored_by_an_earlier_sighting_at_the_same_stick():
+    """The last measurement before the gap (frame 9) has no other within ANCHOR_FRAMES (4)
+    before it, but one 6 frames (0.2 s, within CONFIRM_S) earlier at the same player's stick,
+    the puck moving with him: he had it, and the gap up to his release is filled at his
+    stick (within the release placement's 3.2 cm: sqrt(1.1^2 - 0.9^2) - 0.6, as above)."""
+    seen, truth = sparse_carry()
+    assert fill_carried(seen, FPS) == 21
+    for f in range(10, 31):
+        assert [seen[f]["puck"]["x"], seen[f]["puck"]["y"]] == pytest.approx(truth[f], abs=0.033)
+        assert seen[f]["puck"]["measured"] is False
+    assert seen[31]["puck"] is None and seen[32]["puck"] is None
+
+
+def test_a_free_puck_sliding_past_a_stick_does_not_anchor_a_carry():
+    """A puck sliding at 3 m/s past player 2 (static), measured on frames 3 and 9 within his
+    reach, then lost, and found leaving his stick at 15 m/s (as held-out s16's shot past the
+    goalkeeper, who deflected it): both sightings name him, but the puck moved 0.6 m relative
+    to his seat in 0.2 s (3 m/s, faster than a carried puck's RELEASE_MIN_SPEED_MPS), so it
+    was not on his stick and the gap stays unknown."""
+    recs, _ = play(40, release=0, offset=(0.0, 0.0))
+    seen = hide(recs, list(range(0, 3)) + list(range(4, 9)) + list(range(10, 25)))
+    for f in (3, 9):
+        seen[f]["puck"] = {"x": 9.3 + 0.1 * (f - 3), "y": -7.3, "measured": True}
+    for f in range(25, 40):  # released by player 2 at frame 20, 1.1 m from his seat
+        seen[f]["puck"] = {"x": 11.1 + 0.5 * (f - 20), "y": -8.0, "measured": True}
+    assert fill_carried(seen, FPS) == 0
+    assert all(seen[f]["puck"] is None for f in range(10, 25))
+
+
+def test_the_stream_filler_keeps_the_sightings_an_anchor_is_confirmed_by():
+    """Streamed, frames 0-9 are released before the gap opens: the filler keeps enough of them
+    (CONFIRM_S) to confirm the anchor as the whole clip at once does."""
+    seen, _ = sparse_carry()
+    whole = copy.deepcopy(seen)
+    fill_carried(whole, FPS, clip_start=True)
+    out, filler = streamed(seen)
+    assert out == whole and filler.filled == 21
+
+
 def test_the_stream_filler_gives_the_whole_clip_fill_in_order():
     """Pushed record by record, the records come out in order, none lost, filled as
     ``fill_carried`` fills the whole clip at once."""
@@ -197,11 +256,7 @@ def test_the_stream_filler_gives_the_whole_clip_fill_in_order():
     seen = hide(recs, range(10, 33))
     whole = copy.deepcopy(seen)
     fill_carried(whole, FPS, clip_start=True)
-    filler = CarriedPuckFiller(FPS)
-    out = []
-    for r in copy.deepcopy(seen):
-        out += filler.push(r)
-    out += filler.flush()
+    out, filler = streamed(seen)
     assert out == whole and filler.filled == 21
 
 
