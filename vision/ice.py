@@ -241,7 +241,6 @@ class IceScene:
 
 
 _KERNEL_3 = np.ones((3, 3), np.uint8)
-GOAL_POST_MARGIN_M = 0.05  # a post's pixels spread past its 5 cm tube (blur, anti-aliasing)
 _KERNEL_WIDE_SLACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # back to the edge (1 px) + slack (2 px)
 
 
@@ -256,43 +255,6 @@ def _paint_ranges(ref: np.ndarray, ice_ycc: np.ndarray, tol: float) -> list[tupl
     lo2 = np.clip([ref[0] - 2 * tol, ref[1] - tol, ref[2] - tol], 0, 255)
     hi2 = np.clip([ref[0], ref[1] + tol, ref[2] + tol], 0, 255)
     return [(lo1, hi1), (lo2, hi2)]
-
-
-def _not_goal_posts(cam: PlaneCamera, geom: RinkGeometryCache, scale: float, shape: tuple[int, int]) -> np.ndarray:
-    """(h, w) uint8 work-resolution mask, 0 where a goal post stands (218 b: upright tubes
-    ``goal_height_m`` tall, drawn ``GOAL_POST_MARGIN_M`` thicker), 255 elsewhere; all 255
-    without a camera pose. A red post stands on the red goal line: where it covers the line's
-    painted area its pixels are the post's, which the paint test must leave to the player
-    detector (``vision.players``: a blob along a post's axis is the post)."""
-    h, w = shape
-    out = np.full((h, w), 255, np.uint8)
-    if geom.goal_posts_rink_m is None or not cam.has_pose:
-        return out
-    r = geom.goal_post_radius_m + GOAL_POST_MARGIN_M
-    ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
-    for cx, cy in geom.goal_posts_rink_m:
-        pts = np.array([[cx + r * np.cos(a), cy + r * np.sin(a), z] for a in ang for z in (0.0, geom.goal_height_m)])
-        uv, depth = cam.image_from_rink(pts)
-        if np.any(depth <= 0):
-            continue
-        uv_work = uv * scale + (0.5 * scale - 0.5)  # as ``_scaled_camera_H``
-        hull = cv2.convexHull(np.round(uv_work * 16).astype(np.int32))
-        cv2.fillConvexPoly(out, hull, 0, lineType=cv2.LINE_8, shift=4)
-    return out
-
-
-def _paint_colour(pix_ycc: np.ndarray, ice_ycc: np.ndarray) -> np.ndarray:
-    """(3,) observed YCrCb of a thin marking's paint from (K, 3) pixels of its projected area: the
-    median of the quarter farthest from the ice colour. A line a few pixels wide whose
-    calibration is a few pixels off (a lens's distortion near the picture's edge) leaves most of
-    its projected area on the ice: the median there is a blend, and the line's own pixels fell
-    outside the paint-to-ice range and became foreground (overhead tuning render 471 tracked
-    both blue lines as 32 players). A quarter keeps the few pixels of a player on the line out."""
-    pix = np.asarray(pix_ycc, dtype=np.float64).reshape(-1, 3)
-    if len(pix) < 8:
-        return np.median(pix, axis=0)
-    d = np.abs(pix - np.asarray(ice_ycc, dtype=np.float64)).sum(axis=1)
-    return np.median(pix[d >= np.percentile(d, 75)], axis=0)
 
 
 def _mark_paint_range(ice_like: np.ndarray, ycc: np.ndarray, region: np.ndarray, ranges) -> None:
@@ -351,7 +313,7 @@ def build_ice_scene(
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
     key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px)
     if geom.last_key == key:  # a fixed camera: the projected rink is the same as last frame
-        ice_mask, group_masks, marking_dil, ice_mask_full, any_marking, in_hole, not_posts = geom.last_masks
+        ice_mask, group_masks, marking_dil, ice_mask_full, any_marking, in_hole = geom.last_masks
     else:
         work_cam = PlaneCamera(_scaled_camera_H(cam, s), np.linalg.inv(_scaled_camera_H(cam, s)), None, None, None,
                                w, h)
@@ -389,9 +351,8 @@ def build_ice_scene(
         in_hole = fill_rings(np.zeros((h, w), np.uint8), rings_in_image(geom.in_hole_rings, geom.in_holes), 255)
         in_hole = cv2.dilate(in_hole & ice_mask, kernel)
         ice_mask_full = cv2.resize(ice_mask, (Wf, Hf), interpolation=cv2.INTER_NEAREST) if s != 1.0 else ice_mask
-        not_posts = _not_goal_posts(cam, geom, s, (h, w))
         geom.last_key, geom.last_masks = key, (ice_mask, group_masks, marking_dil, ice_mask_full, any_marking,
-                                                in_hole, not_posts)
+                                                in_hole)
 
     # Ice colour of this frame from unmarked ice (subsampled for speed). Masks are uint8 0/255
     # and combined with OpenCV's bitwise ops, which are much cheaper than numpy booleans here.
@@ -437,20 +398,18 @@ def build_ice_scene(
             marking_ycc[rgb] = None
             continue
         core = cv2.erode(m, kernel)
-        thin = cv2.countNonZero(core) < 20
-        sel = cv2.bitwise_and(m if thin else core, not_posts)
-        pix = _every_kth_masked(ycc, sel, 2000)
-        ref = _paint_colour(pix, ice_ycc) if thin else np.median(pix, axis=0)
+        sel = core if cv2.countNonZero(core) >= 20 else m
+        ref = np.median(_every_kth_masked(ycc, sel, 2000), axis=0)
         marking_ycc[rgb] = ref.astype(np.float32)
-        region = cv2.bitwise_and(cv2.dilate(m, kernel), not_posts)
+        region = cv2.dilate(m, kernel)
         _mark_paint_range(ice_like, ycc, region, _paint_ranges(ref, ice_ycc, tol))
         # A group's median is a blend with the ice where thin markings dominate it (an overhead
         # view of a whole rink: circles under a pixel wide beside a 4 px centre line): the
         # wide markings' full-strength paint would fall outside the range above. Their own
-        # colour, over their own area only (the group's thin markings keep the group's range).
+        # colour, over their own area only (thin markings keep the blend's narrower range).
         wide = cv2.erode(m, _KERNEL_3)
         if cv2.countNonZero(wide) >= 20:
-            ref_w = np.median(_every_kth_masked(ycc, cv2.bitwise_and(wide, not_posts), 2000), axis=0)
+            ref_w = np.median(_every_kth_masked(ycc, wide, 2000), axis=0)
             region_w = cv2.bitwise_and(cv2.dilate(wide, _KERNEL_WIDE_SLACK), region)
             _mark_paint_range(ice_like, ycc, region_w, _paint_ranges(ref_w, ice_ycc, tol))
 
