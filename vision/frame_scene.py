@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import PlaneCamera
-from vision.ice import IceConfig, IceScene, RinkGeometryCache, build_ice_scene
+from vision.ice import IceConfig, IceScene, LensProjection, RinkGeometryCache, build_ice_scene
 from vision.puck import max_channel
 
 
@@ -64,8 +64,8 @@ class SceneBuilder:
 
         Args:
             frame_bgr: (H, W, 3) uint8 frame (None or a non-colour image: unmeasurable).
-            calib: ``CalibrationResult`` (``rink_from_image`` (3, 3) or None), a bare (3, 3)
-                array, or None.
+            calib: ``CalibrationResult`` (``rink_from_image`` (3, 3) or None; with a distorting
+                ``lens``, the rink's masks are drawn through it), a bare (3, 3) array, or None.
         """
         H = getattr(calib, "rink_from_image", calib)
         frame_ok = frame_bgr is not None and getattr(frame_bgr, "ndim", 0) == 3
@@ -75,7 +75,8 @@ class SceneBuilder:
             if np.all(np.isfinite(H)) and abs(np.linalg.det(H)) > 1e-15:
                 try:
                     cam = self._camera(H, frame_bgr.shape[1], frame_bgr.shape[0])
-                    scene = build_ice_scene(frame_bgr, cam, self.geom, self.config)
+                    lens = LensProjection.of(calib, frame_bgr.shape[1], frame_bgr.shape[0], self.config.scale)
+                    scene = build_ice_scene(frame_bgr, cam, self.geom, self.config, lens)
                 except (np.linalg.LinAlgError, ValueError, cv2.error):
                     scene = None  # a degenerate homography: this frame is unmeasurable
         v_full = None if scene is None else max_channel(frame_bgr)

@@ -22,6 +22,7 @@ puck detector works on the full-resolution frame.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -55,6 +56,10 @@ class IceConfig:
     marking_dilate_px: int = 2
 
 
+# A lens bends a rink edge by under a pixel between vertices this far apart (k1 -0.07, 1280 px).
+LENS_RING_STEP_M = 0.5
+
+
 class RinkGeometryCache:
     """Rink polygons grouped for drawing: the ice and one union per marking colour."""
 
@@ -78,10 +83,18 @@ class RinkGeometryCache:
         self.goal_post_radius_m = float(rink.spec.goal_post_diameter_m) / 2.0
         self.goal_height_m = float(rink.spec.goal_height_m)
         self.group_rings = [RingSet.of(g) for _, g in self.marking_groups]
+        self._dense: dict[int, RingSet] = {}
         # The projected masks of the last homography (reused while the camera stands still;
         # callers must not modify them).
         self.last_key: tuple | None = None
         self.last_masks: tuple | None = None
+
+    def dense(self, rings: RingSet) -> RingSet:
+        """``rings`` (one of this cache's) densified to ``LENS_RING_STEP_M``, once, for projecting
+        through a lens."""
+        if id(rings) not in self._dense:
+            self._dense[id(rings)] = rings.densified(LENS_RING_STEP_M)
+        return self._dense[id(rings)]
 
 
 # A player's seat found this far behind the goal line, within the goal's base (plus the margin),
@@ -121,6 +134,67 @@ def puck_walls_rink_m(rink, puck_radius_m: float):
     return unary_union(parts)
 
 
+@dataclass(frozen=True)
+class LensProjection:
+    """Rink m → raw image px of a camera whose lens distorts (OpenCV's model), at a work scale.
+
+    A frame's ``rink_from_image`` is a best 3×3 on raw pixels; where the lens bends the picture
+    its lines sit several pixels off that plane's (an overhead camera's blue lines: 6–11 px at
+    the picture's edges on renders with k1 −0.04 to −0.07), and the ice model's marking masks
+    missed the paint they stand for: a line off its mask is foreground (overhead tuning render
+    471 tracked both blue lines as 32 players).
+
+    Attributes:
+        image_from_rink_undistorted: (3, 3) rink m → undistorted px (the inverse of
+            ``CalibrationResult.rink_from_undistorted``).
+        K: (3, 3) intrinsics, px.
+        dist: (k1, k2, p1, p2[, k3]) OpenCV distortion coefficients.
+        scale: output px per raw px (the ice model's work resolution; 1: raw px).
+        r_max: normalised radius beyond which the radial factor is held (the polynomial folds
+            back far outside the picture; rings reach beyond it).
+    """
+
+    image_from_rink_undistorted: np.ndarray
+    K: np.ndarray
+    dist: np.ndarray
+    scale: float = 1.0
+    r_max: float = 1.5
+
+    @classmethod
+    def of(cls, calib: Any, width: int, height: int, scale: float = 1.0) -> LensProjection | None:
+        """From a ``CalibrationResult`` with ``lens`` and ``rink_from_undistorted``; None without
+        them or when the lens does not distort. ``r_max``: 1.3 × the picture's corner radius."""
+        lens, H_ru = getattr(calib, "lens", None), getattr(calib, "rink_from_undistorted", None)
+        if lens is None or H_ru is None:
+            return None
+        dist = np.asarray(lens.get("dist") if lens.get("dist") is not None else [], np.float64).ravel()
+        if not dist.size or not np.any(dist != 0):
+            return None
+        K = np.asarray(lens["K"], np.float64).reshape(3, 3)
+        corners = np.array([[0.0, 0.0], [width - 1.0, 0.0], [0.0, height - 1.0], [width - 1.0, height - 1.0]])
+        r_corner = float(np.max(np.hypot((corners[:, 0] - K[0, 2]) / K[0, 0], (corners[:, 1] - K[1, 2]) / K[1, 1])))
+        return cls(np.linalg.inv(np.asarray(H_ru, np.float64).reshape(3, 3)), K, dist, float(scale), 1.3 * r_corner)
+
+    def key(self) -> bytes:
+        return (self.image_from_rink_undistorted.tobytes() + self.K.tobytes() + self.dist.tobytes()
+                + np.float64(self.scale).tobytes())
+
+    def image_from_rink(self, xy_rink_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """((N, 2) px at ``scale``, (N,) the homogeneous w: ≤ 0 behind the camera)."""
+        uv, w = apply_homography(self.image_from_rink_undistorted, xy_rink_m)
+        K, d = self.K, np.zeros(5)
+        d[: min(5, self.dist.size)] = self.dist[:5]
+        k1, k2, p1, p2, k3 = d
+        x = (uv[:, 0] - K[0, 2]) / K[0, 0]
+        y = (uv[:, 1] - K[1, 2]) / K[1, 1]
+        r2 = np.minimum(x * x + y * y, self.r_max ** 2)
+        radial = 1.0 + k1 * r2 + k2 * r2 ** 2 + k3 * r2 ** 3
+        xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+        yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+        raw = np.stack([K[0, 0] * xd + K[0, 2], K[1, 1] * yd + K[1, 2]], axis=1)
+        return (raw + 0.5) * self.scale - 0.5, w
+
+
 @dataclass
 class RingSet:
     """The rings of a rink polygon (or multipolygon) as one vertex array, in metres.
@@ -150,13 +224,34 @@ class RingSet:
         xy = np.concatenate(rings) if rings else np.zeros((0, 2))
         return cls(xy, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.asarray(holes, bool))
 
-    def project(self, H_image_from_rink: np.ndarray,
-                max_abs_px: float = 1e5) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    def densified(self, max_step_m: float) -> RingSet:
+        """The same rings with vertices added so that no edge is longer than ``max_step_m``: a
+        lens bends straight edges (``project`` with a ``LensProjection``)."""
+        out, starts = [], [0]
+        for k in range(len(self.is_hole)):
+            ring = self.xy_rink_m[self.starts[k]:self.starts[k + 1]]
+            pts = [ring[:1]]
+            for a, b in zip(ring[:-1], ring[1:]):
+                n = max(1, int(np.ceil(np.linalg.norm(b - a) / max_step_m)))
+                pts.append(a + (b - a) * (np.arange(1, n + 1) / n)[:, None])
+            dense = np.concatenate(pts) if len(ring) else ring
+            out.append(dense)
+            starts.append(starts[-1] + len(dense))
+        xy = np.concatenate(out) if out else np.zeros((0, 2))
+        return RingSet(xy, np.asarray(starts, np.int64), self.is_hole.copy())
+
+    def project(self, H_image_from_rink: np.ndarray, max_abs_px: float = 1e5,
+                lens: LensProjection | None = None) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
         """(exterior rings, hole rings) as (M, 2) int32 image px, like ``PlaneCamera.image_rings``
         but unclipped (``cv2.fillPoly`` clips to the image), or None when a vertex lies behind the
         camera or projects farther than ``max_abs_px`` (near the horizon): then clip in the rink.
+        With ``lens`` the vertices go through it instead (``H_image_from_rink`` unused; densify
+        the rings first) and land on the raw pixels of a distorting lens.
         """
-        uv, w = apply_homography(H_image_from_rink, self.xy_rink_m)
+        if lens is None:
+            uv, w = apply_homography(H_image_from_rink, self.xy_rink_m)
+        else:
+            uv, w = lens.image_from_rink(self.xy_rink_m)
         if len(w) and (np.any(w <= 0) or not np.all(np.abs(uv) < max_abs_px)):
             return None
         uv = np.round(uv).astype(np.int32)
@@ -292,6 +387,7 @@ def build_ice_scene(
     cam: PlaneCamera,
     geom: RinkGeometryCache,
     config: IceConfig | None = None,
+    lens: LensProjection | None = None,
 ) -> IceScene:
     """Build the ice model of one frame.
 
@@ -300,6 +396,8 @@ def build_ice_scene(
         cam: plane camera from this frame's ``rink_from_image``.
         geom: rink polygons (built once per rink).
         config: thresholds.
+        lens: the frame's lens at the work scale (``LensProjection.of(calib, W, H, config.scale)``)
+            where it distorts: the rink's masks are drawn through it; None: through ``cam``.
     """
     cfg = config or IceConfig()
     Hf, Wf = frame_bgr.shape[:2]
@@ -311,7 +409,7 @@ def build_ice_scene(
     ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
 
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * cfg.marking_dilate_px + 1,) * 2)
-    key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px)
+    key = (cam.H_image_from_rink.tobytes(), w, h, Wf, Hf, cfg.marking_dilate_px, None if lens is None else lens.key())
     if geom.last_key == key:  # a fixed camera: the projected rink is the same as last frame
         ice_mask, group_masks, marking_dil, ice_mask_full, any_marking, in_hole = geom.last_masks
     else:
@@ -323,7 +421,9 @@ def build_ice_scene(
 
         def rings_in_image(ring_set: RingSet, g):
             nonlocal visible
-            r = ring_set.project(work_cam.H_image_from_rink)
+            r = None if lens is None else geom.dense(ring_set).project(None, lens=lens)
+            if r is None:
+                r = ring_set.project(work_cam.H_image_from_rink)
             if r is None:
                 visible = work_cam.visible_ground(margin_px=4.0) if visible is None else visible
                 r = work_cam.image_rings(g, visible)
