@@ -31,8 +31,9 @@ from vision.possession import STICK_REACH_M, CarriedPuckFiller
 from vision.tracking import FLIGHT_MAX_MEASUREMENTS
 
 #: How long ``HeldRecords`` holds records, s: a logo's track is found to be paint once
-#: ``PAINT_CHECKS`` checks a third of a second apart have missed it, 2.7 s or more after its
-#: checks begin; its records of those seconds are then still held and taken out.
+#: ``PAINT_CHECKS`` checks a third of a second apart have missed it, 1.7 s or more after its
+#: checks begin (2.7 s until stop 37); its records of those seconds are then still held and
+#: taken out.
 RETRACT_HOLD_S = 4.0
 
 

@@ -1706,24 +1706,30 @@ class FrameTracker:
             else:
                 tr.gk_misses += 1
 
-    def _learned(self, frame_bgr: np.ndarray, frame_index: int) -> Any:
-        """The learned detector's ``Detections`` on this frame, run at most once a frame (the
-        goalkeeper and shape checks share it); None when there is no model or it failed."""
-        if self._learned_run is not None and self._learned_run[0] == frame_index:
-            return self._learned_run[1]
+    def _learned(self, frame_bgr: np.ndarray, frame_index: int, faint: bool = False) -> Any:
+        """The learned detector's ``Detections`` on this frame at ``LEARNED_CONF`` (``faint``:
+        down to ``PAINT_CLEAR_SCORE``, as far as the detector reports), run at most once a frame
+        (the goalkeeper and shape checks share it); None when there is no model or it failed."""
+        if self._learned_run is None or self._learned_run[0] != frame_index:
+            self._learned_run = (frame_index, self._run_learned(frame_bgr))
+        found = self._learned_run[1]
+        if found is None or faint:
+            return found
+        return found[found.confidence >= LEARNED_CONF]
+
+    def _run_learned(self, frame_bgr: np.ndarray) -> Any:
+        """The learned detector on the frame (loaded at the first call); None without one."""
         if isinstance(self.goalkeeper_detector, str):  # "default", not loaded yet
             self.goalkeeper_detector = _default_goalkeeper_detector()
         if self.goalkeeper_detector is None:
             return None
         try:
-            found = self.goalkeeper_detector(frame_bgr)
+            return self.goalkeeper_detector(frame_bgr)
         except Exception as exc:  # a failing model must not cost the frame: positional rule only
             warnings.warn(f"learned player model failed ({exc!r}); goalkeepers by position only and "
                           "no shape checks from now on")
             self.goalkeeper_detector = None
             return None
-        self._learned_run = (frame_index, found)
-        return found
 
     def _check_shapes(self, frame_bgr: np.ndarray, frame_index: int, dets: Detections) -> None:
         """Ask the learned detector whether doubtful tracks are sledges: still tracks in a
@@ -1763,15 +1769,19 @@ class FrameTracker:
         if not shared and frame_index - self._shapes_last < self._gk_every:
             return
         self._shapes_last = frame_index
-        found = self._learned(frame_bgr, frame_index)
-        if found is None or not len(found):
+        faint = self._learned(frame_bgr, frame_index, faint=True)
+        if faint is None or not len(faint):
             return
-        boxes = found.xyxy[np.isin(found.class_id, self._model_class_ids("sledge", "goalkeeper"))]
+        bodies = np.isin(faint.class_id, self._model_class_ids("sledge", "goalkeeper"))
+        boxes = faint.xyxy[bodies & (faint.confidence >= LEARNED_CONF)]
         uv = dets.data["contact_xy_px"]
         if sum(_contact_in_box(uv[j], boxes) for j in moving) < PAINT_MIN_REFERENCE * len(moving):
             return  # it misses the players it should see here: no say about the doubtful ones
         for j in suspects:
-            self.paint.vote(xy[j], _contact_in_box(uv[j], boxes))
+            if _contact_in_box(uv[j], boxes):
+                self.paint.vote(xy[j], True)
+            elif not _contact_in_box(uv[j], faint.xyxy[bodies]):
+                self.paint.vote(xy[j], False)  # a clear miss: not even a faint sledge there
         for j in unknown:
             tr = tracks[int(dets.tracker_id[j])]
             tr.model_checks += 1
@@ -1833,11 +1843,18 @@ class PaintMap:
 # Paint checks (``FrameTracker._check_shapes``, ``PaintMap``). On the tuning renders (seeds
 # 401-467, a check every 10 frames) logo tracks were never seen as sledges (0 of 3-11 checks),
 # but a real player on the far side was missed 4 times running before 4 looks (goal_broadcast
-# 404), and from above or behind a goal whole face-offs were missed: hence 8 checks, and checks
-# only where the model sees most moving players.
+# 404), and from above or behind a goal whole face-offs were missed: hence 8 checks until stop
+# 36, and checks only where the model sees most moving players. Since stop 37 a miss counts only
+# when the model reports no sledge there at all down to PAINT_CLEAR_SCORE: of 21 misses on real still players (29 tuning renders, broadcast and blue
+# line, `/tmp/s37/checks_low.py`) 18 had a box scoring 0.15-0.40 there, of 81 on logos 72 had none
+# and 7 under 0.09. Counted so, no real player's spot came near paint and logos are paint after 5
+# checks (1.7 s) instead of 8 (2.7 s: longer than a review clip, where they stayed players).
 PAINT_CELL_M = 1.0
-PAINT_CHECKS = 8
+PAINT_CHECKS = 5
 PAINT_MIN_REFERENCE = 0.75
+PAINT_CLEAR_SCORE = 0.1
+# What the learned detector must score for its box to count as seen (goalkeepers, sledges).
+LEARNED_CONF = 0.4
 # A track of no team is checked at most this many times until the model sees a sledge on it.
 # Tuning renders (analyze outputs, a check every 10 frames): of 13 tracks reported without a team,
 # the 11 false ones (shadows, sticks, a board's edge) were seen 0 of 0-10 times (but 1 of 1 and
@@ -1866,7 +1883,7 @@ def _default_goalkeeper_detector():
         if not DEFAULT_MODEL_PATH.is_file():
             return None
         # One thread: in `analyze` it runs beside the calibration process, which has the other core.
-        return OnnxPoseDetector(conf=0.4, intra_op_threads=1)
+        return OnnxPoseDetector(conf=PAINT_CLEAR_SCORE, intra_op_threads=1)
     except Exception:
         return None
 
