@@ -56,9 +56,8 @@ class IceConfig:
     marking_dilate_px: int = 2
 
 
-# A lens bends a rink edge by under a tenth of a pixel between vertices this far apart (k1 -0.07,
-# 1280 px: a 30 m line bows ~10 px; a 2 m chord of it by 10 * (2/30)^2 px).
-LENS_RING_STEP_M = 2.0
+# A lens bends a rink edge by under a pixel between vertices this far apart (k1 -0.07, 1280 px).
+LENS_RING_STEP_M = 0.5
 
 
 class RinkGeometryCache:
