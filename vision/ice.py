@@ -167,8 +167,9 @@ class LensProjection:
         lens, H_ru = getattr(calib, "lens", None), getattr(calib, "rink_from_undistorted", None)
         if lens is None or H_ru is None:
             return None
-        dist = np.asarray(lens.get("dist") if lens.get("dist") is not None else [], np.float64).ravel()
-        if not dist.size or not np.any(dist != 0):
+        dist = lens.get("dist")
+        dist = np.zeros(0) if dist is None else np.asarray(dist, np.float64).ravel()
+        if not np.any(dist != 0):
             return None
         K = np.asarray(lens["K"], np.float64).reshape(3, 3)
         corners = np.array([[0.0, 0.0], [width - 1.0, 0.0], [0.0, height - 1.0], [width - 1.0, height - 1.0]])
@@ -176,11 +177,14 @@ class LensProjection:
         return cls(np.linalg.inv(np.asarray(H_ru, np.float64).reshape(3, 3)), K, dist, float(scale), 1.3 * r_corner)
 
     def key(self) -> bytes:
+        """The projection's parameters as bytes (part of the masks' cache key)."""
         return (self.image_from_rink_undistorted.tobytes() + self.K.tobytes() + self.dist.tobytes()
                 + np.float64(self.scale).tobytes())
 
     def image_from_rink(self, xy_rink_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """((N, 2) px at ``scale``, (N,) the homogeneous w: ≤ 0 behind the camera)."""
+        """((N, 2) px at ``scale``, (N,) the homogeneous w: ≤ 0 behind the camera) of (N, 2)
+        rink points. OpenCV's distortion model written out, since ``cv2.projectPoints`` cannot
+        hold the radial factor beyond ``r_max`` (``tests/vision/test_ice.py`` compares the two)."""
         uv, w = apply_homography(self.image_from_rink_undistorted, xy_rink_m)
         K, d = self.K, np.zeros(5)
         d[: min(5, self.dist.size)] = self.dist[:5]
