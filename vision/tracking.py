@@ -1845,10 +1845,11 @@ class PaintMap:
 # but a real player on the far side was missed 4 times running before 4 looks (goal_broadcast
 # 404), and from above or behind a goal whole face-offs were missed: hence 8 checks until stop
 # 36, and checks only where the model sees most moving players. Since stop 37 a miss counts only
-# when the model reports no sledge there at all down to PAINT_CLEAR_SCORE: of 21 misses on real still players (29 tuning renders, broadcast and blue
-# line, `/tmp/s37/checks_low.py`) 18 had a box scoring 0.15-0.40 there, of 81 on logos 72 had none
-# and 7 under 0.09. Counted so, no real player's spot came near paint and logos are paint after 5
-# checks (1.7 s) instead of 8 (2.7 s: longer than a review clip, where they stayed players).
+# when the model reports no sledge there at all down to PAINT_CLEAR_SCORE: of 21 misses on real
+# still players (29 broadcast and blue-line tuning renders; docs/vision.md, stop 37) 18 had a box
+# scoring 0.15-0.40 there, of 81 on logos 72 had none and 7 under 0.09. Counted so, no real
+# player's spot came near paint, and logos are paint after 5 checks (1.7 s) instead of 8 (2.7 s:
+# longer than a review clip, where they stayed players).
 PAINT_CELL_M = 1.0
 PAINT_CHECKS = 5
 PAINT_MIN_REFERENCE = 0.75
