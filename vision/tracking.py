@@ -150,6 +150,13 @@ STEEP_PX_SIGMA = 2.0
 # sledge does not tell: half of it, as a further 1-sigma along the view. On the tuning clips
 # it takes goal-camera x errors beyond 3σ from 5.5 % to 0 % (side cameras' σx +1–2 cm).
 BLADE_LEGS_SIGMA_M = 0.30
+# A blade point this near the picture's border (or beyond it) belongs to a silhouette the border
+# may cut (a sledge cut at the bottom edge was placed 0.8-1 m off, tuning 484 frames 111-117): its
+# sigma is doubled. On the 50 tuning renders end to end (stop 36's outputs, broadcast) 1.0 % of the
+# x errors there lay beyond the model's 3 sigma (at most 4.5 sigma; 5.8 beyond the border) against
+# 0.13 % at 100 px or more inside (`benchmarks/eval_blade_error.py`, docs/vision.md stop 37).
+BLADE_EDGE_MARGIN_PX = 20.0
+BLADE_EDGE_SIGMA_FACTOR = 2.0
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 # A player track lost longer than its coast is kept this long for its id (``PlayerTracker._revive``),
 # and the circle where it may come back grows this fast around its constant-velocity path.
@@ -617,7 +624,16 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     out[ok] = (J @ px @ np.swapaxes(J, 1, 2)
                + along2[:, None, None] * a[:, :, None] * a[:, None, :]
                + BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
+    out[ok] *= np.where(_at_picture_edge(cam, xy[ok]), BLADE_EDGE_SIGMA_FACTOR ** 2, 1.0)[:, None, None]
     return out
+
+
+def _at_picture_edge(cam: PlaneCamera, xy_rink_m: np.ndarray) -> np.ndarray:
+    """(N,) bool: the (N, 2) rink points project within ``BLADE_EDGE_MARGIN_PX`` of the picture's
+    border, or outside it (or behind the camera)."""
+    uv, w = apply_homography(cam.H_image_from_rink, xy_rink_m)
+    d = np.minimum.reduce([uv[:, 0], uv[:, 1], cam.width - 1 - uv[:, 0], cam.height - 1 - uv[:, 1]])
+    return (w <= 0) | ~(d >= BLADE_EDGE_MARGIN_PX)
 
 
 def blade_covariances_from_homography(H_rink_from_image: np.ndarray, width: int, height: int,

@@ -466,6 +466,25 @@ def test_goalkeeper_checks_slow_down_once_the_verdict_is_made(kit, model_sees):
     assert (p["role"], p["team"]) == ("goalkeeper", "away")
 
 
+def test_a_blade_at_the_picture_s_edge_is_twice_as_unsure():
+    """A blade point within BLADE_EDGE_MARGIN_PX of the picture's bottom edge belongs to a
+    silhouette the edge may cut: its covariance is BLADE_EDGE_SIGMA_FACTOR² that of the model. Two
+    points two pixels apart on either side of the margin (the model itself barely changes between
+    them): the one inside the margin has 4x the covariance, so 2x the sigma in every direction."""
+    from vision.geometry import PlaneCamera, apply_homography
+    from vision.sim.camera import Camera
+    from vision.tracking import BLADE_EDGE_MARGIN_PX, BLADE_EDGE_SIGMA_FACTOR, blade_covariance_rink
+
+    cam = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+    v_margin = cam.height - 1 - BLADE_EDGE_MARGIN_PX
+    uv = np.array([[640.0, v_margin - 1.0], [640.0, v_margin + 1.0]])  # inside the picture; the second near its edge
+    xy, _ = apply_homography(np.linalg.inv(cam.H_image_from_rink()), uv)
+    S_in, S_edge = blade_covariance_rink(pc, xy)
+    ratio = S_edge / S_in
+    np.testing.assert_allclose(ratio, BLADE_EDGE_SIGMA_FACTOR ** 2, rtol=0.02)
+
+
 def test_blade_covariance_is_tight_across_the_view_and_loose_along_it():
     """A side camera on the −y side looks along +y: a blade's x is known to its across-view
     model error plus a few pixels, its y only to the along-view error; a camera at the −x end the
