@@ -597,7 +597,8 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
     axes where the camera looks down steeply (the contact under the body's centroid), and
     σ_along = BLADE_ALONG_SIGMA_M, with BLADE_LEGS_SIGMA_M added in quadrature where the legs are
     resolvable. A side camera thus knows a blade's x (across its view) better than its y; a
-    goal camera the reverse.
+    goal camera the reverse. Within ``BLADE_EDGE_MARGIN_PX`` of the picture's border (or beyond
+    it) Σ is multiplied by ``BLADE_EDGE_SIGMA_FACTOR``²: the silhouette may be cut there.
 
     Args:
         cam: the frame's camera (``PlaneCamera.from_homography``).
