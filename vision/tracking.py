@@ -1598,7 +1598,7 @@ class FrameTracker:
         """Whether a still track at ``xy_rink_m`` (2,) m lies on paint in the ice (a logo,
         ``_check_shapes``); the first time, its id goes into this frame's ``player_retractions``
         (its held records go too)."""
-        if tr.max_disp_m >= self.players.min_move_m or xy_rink_m is None or not self.paint.is_paint(xy_rink_m):
+        if tr.max_disp_m >= PAINT_STILL_M or xy_rink_m is None or not self.paint.is_paint(xy_rink_m):
             return False
         if tr.id not in self._retracted:
             self._retracted.add(tr.id)
@@ -1754,10 +1754,11 @@ class FrameTracker:
 
         A logo in the ice in a team's colour takes the team vote and never moves, as a player
         waiting for a face-off does; only the shape tells them apart, and the classical
-        detector does not know it. Still tracks (never moved ``min_move_m``) in a team's colour
-        away from the goals are checked while their spot is undecided; a track of no team until
-        the model sees a sledge on it, at most ``NO_TEAM_CHECKS`` times, and once checked it is
-        reported only if it did (``PlayerTracker.reported``). Checks come
+        detector does not know it. Still tracks (never ``PAINT_STILL_M`` from where they began: a
+        logo's blob jitters) in a team's colour away from the goals are checked while their spot
+        is undecided; a track of no team until the model sees a sledge on it, at most
+        ``NO_TEAM_CHECKS`` times, and once checked it is reported only if it did
+        (``PlayerTracker.reported``). Checks come
         at most every ``_gk_every`` frames and count only where the model found at least
         ``PAINT_MIN_REFERENCE`` of the moving players of a team there (this view is one it sees
         sledges in). Sledges only: the model has not seen a standing player.
@@ -1776,10 +1777,11 @@ class FrameTracker:
             if tr.votes.team is None:
                 if not at_goal and tr.model_looks == 0 and tr.model_checks < NO_TEAM_CHECKS:
                     unknown.append(j)
-            elif tr.max_disp_m >= self.players.min_move_m:
-                moving.append(j)
-            elif not at_goal and self.paint.undecided(xy[j]):
-                suspects.append(j)
+            else:
+                if tr.max_disp_m >= self.players.min_move_m:
+                    moving.append(j)  # the players the model should see here
+                if tr.max_disp_m < PAINT_STILL_M and not at_goal and self.paint.undecided(xy[j]):
+                    suspects.append(j)  # still, or jittering as a logo's blob does
         if not (suspects or unknown) or len(moving) < 2:
             return
         shared = self._learned_run is not None and self._learned_run[0] == frame_index
@@ -1868,6 +1870,10 @@ class PaintMap:
 # player's spot came near paint, and logos are paint after 5 checks (1.7 s) instead of 8 (2.7 s:
 # longer than a review clip, where they stayed players).
 PAINT_CELL_M = 1.0
+# A logo's track jitters as its blob changes with the view (1.3-2.3 m on the suite's broadcast
+# clips, where such tracks counted as moving and were never checked); a track that never got
+# farther than this from where it began is checked, and retracted on paint.
+PAINT_STILL_M = 2.5
 PAINT_CHECKS = 5
 PAINT_MIN_REFERENCE = 0.75
 PAINT_CLEAR_SCORE = 0.1
