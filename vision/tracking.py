@@ -1794,7 +1794,10 @@ class FrameTracker:
         bodies = np.isin(faint.class_id, self._model_class_ids("sledge", "goalkeeper"))
         boxes = faint.xyxy[bodies & (faint.confidence >= LEARNED_CONF)]
         uv = dets.data["contact_xy_px"]
-        if sum(_contact_in_box(uv[j], boxes) for j in moving) < PAINT_MIN_REFERENCE * len(moving):
+        seen = {j: _contact_in_box(uv[j], boxes) for j in moving}
+        # A jittering suspect the model does not see may be the logo in question: not a reference.
+        reference = [j for j in moving if seen[j] or j not in suspects]
+        if len(reference) < 2 or sum(seen[j] for j in reference) < PAINT_MIN_REFERENCE * len(reference):
             return  # it misses the players it should see here: no say about the doubtful ones
         for j in suspects:
             if _contact_in_box(uv[j], boxes):

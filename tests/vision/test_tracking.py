@@ -1013,6 +1013,35 @@ def test_a_still_track_the_model_never_sees_as_a_sledge_is_paint(kit, case):
         assert model.calls == 0
 
 
+def test_a_logo_whose_blob_jitters_is_checked_and_found_to_be_paint(kit):
+    """A blob in the home colour that the model never boxes, as a logo whose blob changes with
+    the view: it swings 1.2 m either side of where it began (more than min_move_m, never
+    PAINT_STILL_M from its start), beside two moving players the model does box. It is checked as
+    a still track is, found to be paint, and no longer reported by the end; the moving players
+    are never in question. (Counted as moving, it was never checked: reported to the end.)"""
+    from vision.tracking import PAINT_STILL_M
+
+    model = _FakeSledgeModel(kit.cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model, puck_verifier=None)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    seen_at, logo_ids = set(), set()
+    for f in range(180):
+        logo = (3.0 + 1.2 * np.sin(f / 15.0), 2.0)
+        a, b = (-4.0 + 0.1 * f, -3.0), (10.0 - 0.08 * f, 4.0)
+        model.spots = [a, b]
+        img, _ = kit.drawer.frame({1: (logo, 0.0, HOME), 2: (a, 0.0, HOME), 3: (b, np.pi, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+        for p in obs.players:
+            if np.linalg.norm(np.mean(p["blades"], axis=0) - logo) < 0.6:
+                seen_at.add(f)
+                logo_ids.add(p["id"])
+    assert 20 in seen_at  # reported at first, as any player
+    moved = max(t.max_disp_m for t in tracker.players.tracks if t.id in logo_ids)
+    assert tracker.players.min_move_m < moved < PAINT_STILL_M
+    assert max(seen_at) < 170
+    assert sum(1 for p in obs.players if np.linalg.norm(np.mean(p["blades"], axis=0) - logo) >= 0.6) == 2
+
+
 def test_a_logo_found_to_be_paint_leaves_the_written_records_too(kit):
     """The "paint" case above through ``HeldRecords`` (what ``analyze`` writes): on the frame the
     still blob's spot becomes paint its tracks are retracted, each once (and a track that starts
