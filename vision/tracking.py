@@ -1801,7 +1801,9 @@ class FrameTracker:
             return  # it misses the players it should see here: no say about the doubtful ones
         for j in suspects:
             if _contact_in_box(uv[j], boxes):
-                self.paint.vote(xy[j], True)
+                # A look rules the spot out for good: only a still track's, not one passing by.
+                if j not in seen:
+                    self.paint.vote(xy[j], True)
             elif not _contact_in_box(uv[j], faint.xyxy[bodies]):
                 self.paint.vote(xy[j], False)  # a clear miss: not even a faint sledge there
         for j in unknown:
