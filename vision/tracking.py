@@ -1797,7 +1797,7 @@ class FrameTracker:
         seen = {j: _contact_in_box(uv[j], boxes) for j in moving}
         # A jittering suspect the model does not see may be the logo in question: not a reference.
         reference = [j for j in moving if seen[j] or j not in suspects]
-        if len(reference) < 2 or sum(seen[j] for j in reference) < PAINT_MIN_REFERENCE * len(reference):
+        if not reference or sum(seen[j] for j in reference) < PAINT_MIN_REFERENCE * len(reference):
             return  # it misses the players it should see here: no say about the doubtful ones
         for j in suspects:
             if _contact_in_box(uv[j], boxes):
