@@ -1795,10 +1795,13 @@ class FrameTracker:
         boxes = faint.xyxy[bodies & (faint.confidence >= LEARNED_CONF)]
         uv = dets.data["contact_xy_px"]
         seen = {j: _contact_in_box(uv[j], boxes) for j in moving}
-        # A jittering suspect the model does not see may be the logo in question: not a reference.
+        if sum(seen.values()) < PAINT_MIN_REFERENCE * len(moving):
+            unknown = []  # it misses the players it should see here: no say about the doubtful ones
+        # For the paint votes a jittering suspect the model does not see is no reference: it may
+        # be the logo in question.
         reference = [j for j in moving if seen[j] or j not in suspects]
         if not reference or sum(seen[j] for j in reference) < PAINT_MIN_REFERENCE * len(reference):
-            return  # it misses the players it should see here: no say about the doubtful ones
+            suspects = []
         for j in suspects:
             if _contact_in_box(uv[j], boxes):
                 # A look rules the spot out for good: only a still track's, not one passing by.
