@@ -1795,19 +1795,25 @@ class FrameTracker:
         boxes = faint.xyxy[bodies & (faint.confidence >= LEARNED_CONF)]
         uv = dets.data["contact_xy_px"]
         seen = {j: _contact_in_box(uv[j], boxes) for j in moving}
-        if sum(seen.values()) < PAINT_MIN_REFERENCE * len(moving):
+
+        def sees_most(players: list[int]) -> bool:
+            """The model saw PAINT_MIN_REFERENCE of these players: a view it sees sledges in."""
+            return bool(players) and sum(seen[j] for j in players) >= PAINT_MIN_REFERENCE * len(players)
+
+        if not sees_most(moving):
             unknown = []  # it misses the players it should see here: no say about the doubtful ones
         # For the paint votes a jittering suspect the model does not see is no reference: it may
         # be the logo in question.
-        reference = [j for j in moving if seen[j] or j not in suspects]
-        if not reference or sum(seen[j] for j in reference) < PAINT_MIN_REFERENCE * len(reference):
+        if not sees_most([j for j in moving if seen[j] or j not in suspects]):
             suspects = []
         for j in suspects:
-            if _contact_in_box(uv[j], boxes):
-                # A look rules the spot out for good: only a still track's, not one passing by.
-                if j not in seen:
+            if j in seen:  # jittering: its look may be a player passing by, its clear miss counts
+                looked = seen[j]
+            else:  # still: a look rules the spot out for good
+                looked = _contact_in_box(uv[j], boxes)
+                if looked:
                     self.paint.vote(xy[j], True)
-            elif not _contact_in_box(uv[j], faint.xyxy[bodies]):
+            if not looked and not _contact_in_box(uv[j], faint.xyxy[bodies]):
                 self.paint.vote(xy[j], False)  # a clear miss: not even a faint sledge there
         for j in unknown:
             tr = tracks[int(dets.tracker_id[j])]
