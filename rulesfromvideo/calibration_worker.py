@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         import cv2
 
         from calibration.concurrency import use_side_thread
+        from rulesfromvideo.allocator import keep_frame_arrays_in_heap
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
         from rulesfromvideo.game import GameDescriptor
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         # Each process keeps to its core: OpenCV's worker threads here only took CPU from the vision
         # process (900 frames, six alternating rounds: 29.5-29.8 against 28.9-29.6 frames/s, 4 % less CPU).
         cv2.setNumThreads(1)
+        keep_frame_arrays_in_heap()  # frames and scenes reused from the heap (rulesfromvideo.allocator)
         # Beside the vision stage a second calibration thread only takes the vision's core.
         use_side_thread(os.environ.get("RFV_CALIBRATION_SIDE_THREAD", "0") == "1")
 

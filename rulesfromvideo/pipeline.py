@@ -132,6 +132,11 @@ def analyze(
     if not fps or fps <= 0:
         raise AnalyzeError(f"{video_path}: the video has no frame rate")
 
+    from rulesfromvideo.allocator import keep_frame_arrays_in_heap
+
+    # The frame loop's image-sized arrays reused from the heap, not faulted in afresh
+    # (rulesfromvideo.allocator; the calibration process does the same).
+    keep_frame_arrays_in_heap()
     rink = RinkModel(game.rink_spec())
     profile = None
     if camera_profile_path is not None:  # also with the calibration process: a bad file fails here, first

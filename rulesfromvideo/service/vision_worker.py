@@ -217,8 +217,11 @@ class VisionWorker:
 
 
 def main() -> int:
+    from rulesfromvideo.allocator import keep_frame_arrays_in_heap
+
     out = result_stream()
     inp = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    keep_frame_arrays_in_heap()  # each frame's arrays reused from the heap (rulesfromvideo.allocator)
 
     def send(msg: Any) -> None:
         pickle.dump(msg, out, protocol=pickle.HIGHEST_PROTOCOL)
