@@ -214,22 +214,16 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
 
 
 def _frames_at(video_path: Path, wanted: set[int]) -> Iterator[tuple[int, np.ndarray]]:
-    """Decode the clip once, yielding (index, frame) for the frames named in ``wanted``, in order.
+    """Decode the clip once, yielding (index, frame) for the frames named in ``wanted``, in order
+    (``vision.video.iter_frames_at``: the frames in between are not converted).
 
     One frame is alive at a time, so memory does not grow with the number of events.
     An unreadable clip yields nothing (the report then draws the rink model only).
     """
-    from vision.video import VideoError, iter_frames
+    from vision.video import VideoError, iter_frames_at
 
-    if not wanted:
-        return
-    last = max(wanted)
     try:
-        for index, frame in iter_frames(video_path):
-            if index in wanted:
-                yield index, frame
-            if index >= last:
-                break
+        yield from iter_frames_at(video_path, wanted)
     except VideoError:
         return
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -176,6 +176,55 @@ def iter_frames(path: str | Path) -> Iterator[tuple[int, np.ndarray]]:
             raise VideoError(f"{p}: truncated: decoded {i} of {n_expected} frames")
         return
     yield from _iter_ffmpeg(p, w, h, n_expected)
+
+
+def iter_frames_at(path: str | Path, wanted: Iterable[int]) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (index, frame_bgr (H, W, 3) uint8) for the frame indices in ``wanted``, in order.
+
+    The frames in between are decoded but not converted to BGR (``cv2.VideoCapture.grab``,
+    about half the cost of a ``read`` at 720p), and decoding stops at the last one wanted.
+    Indices beyond the clip's end, or after the point where a truncated file stops
+    decoding, are not yielded.
+
+    Raises:
+        VideoError: the file cannot be opened or has no frames.
+    """
+    want = sorted({int(i) for i in wanted if int(i) >= 0})
+    if not want:
+        return
+    p = Path(path)
+    probe(p)
+    cap = cv2.VideoCapture(str(p))
+    if not cap.isOpened():
+        cap.release()
+        wanted_set, last = set(want), want[-1]
+        for i, frame in _iter_ffmpeg_to_end(p):
+            if i in wanted_set:
+                yield i, frame
+            if i >= last:
+                return
+        return
+    try:
+        i, k = 0, 0
+        while k < len(want) and cap.grab():
+            if i == want[k]:
+                ok, frame = cap.retrieve()
+                if not ok:
+                    return
+                yield i, frame
+                k += 1
+            i += 1
+    finally:
+        cap.release()
+
+
+def _iter_ffmpeg_to_end(p: Path) -> Iterator[tuple[int, np.ndarray]]:
+    """``iter_frames``'s ffmpeg pipe, stopping quietly where the file does."""
+    fps, w, h, n = probe(p)
+    try:
+        yield from _iter_ffmpeg(p, w, h, n)
+    except VideoError:
+        return
 
 
 def _iter_ffmpeg(p: Path, w: int, h: int, n_expected: int) -> Iterator[tuple[int, np.ndarray]]:

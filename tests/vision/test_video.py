@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.video import VideoError, VideoWriter, iter_frames, probe
+from vision.video import VideoError, VideoWriter, iter_frames, iter_frames_at, probe
 
 
 def test_write_then_read_back_ten_frames(tmp_path):
@@ -49,3 +49,18 @@ def test_bad_inputs_raise_video_error(tmp_path):
     cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     with pytest.raises(VideoError):
         list(iter_frames(cut))
+
+
+def test_frames_at_wanted_indices_are_the_same_frames_as_a_full_read(tmp_path):
+    path = tmp_path / "clip.mp4"
+    with VideoWriter(path, 25.0, 96, 64, crf=18) as w:
+        for i in range(12):
+            w.write(np.full((64, 96, 3), (10 * i, 200 - 10 * i, 90), np.uint8))
+    every = dict(iter_frames(path))
+    got = list(iter_frames_at(path, [7, 2, 2, 11, 40, -1]))
+    assert [i for i, _ in got] == [2, 7, 11]  # sorted, once each; past the end and negative: none
+    for i, frame in got:
+        assert np.array_equal(frame, every[i])
+    assert list(iter_frames_at(path, [])) == []
+    with pytest.raises(VideoError, match="no such file"):
+        list(iter_frames_at(tmp_path / "missing.mp4", [0]))
