@@ -37,15 +37,11 @@ Stages (each reads what the previous one wrote):
    run time (``FrameTracker._carry_spots``: dark peaks within a carrier's reach of the tracked
    players, the darkest ``CARRY_MAX_PATCHES``) are labelled against the true puck projected
    with the true camera:
-   ``puck`` within 0.6 extents + 1.5 px of a puck at least ``--min-visible`` visible,
-   ``background`` farther than 2.5 extents + 3 px, in between not used; airborne frames
-   (z > 3 cm) skipped; one jittered patch at the true puck when it is that visible and near
-   a tracked player. ``--min-visible`` is the simulator's own threshold of a visible puck
-   (``vision.sim.synth.VISIBLE_FRACTION``, 0.25; ``eval tracks`` counts such frames): a
-   carried puck is often a quarter to a half hidden by its blade or sledge, and the models
-   of 2026-12-05 (trained with half visible) gave those spots p ≈ 0. At most
-   ``--max-background`` background peaks per frame, drawn at random; then the training split
-   keeps ``--background-per-puck`` background patches per puck patch.
+   ``puck`` within 0.6 extents + 1.5 px of a puck at least half visible, ``background``
+   farther than 2.5 extents + 3 px, in between not used; airborne frames (z > 3 cm)
+   skipped; one jittered patch at the true puck when it is half visible and near a
+   tracked player. At most ``--max-background`` background peaks per frame, drawn at random;
+   then the training split keeps ``--background-per-puck`` background patches per puck patch.
 3. ``train``: ultralytics classification (``yolo11n-cls.yaml``, from scratch), CPU, wall
    budget ``--hours``.
 4. ``onnx``: the best checkpoint to ``--out`` (dynamic batch).
@@ -93,7 +89,6 @@ DEFAULTS = {
     "batch": 64,
     "threads": 2,
     "n_heldout_clips": 8,
-    "min_visible": 0.25,  # vision.sim.synth.VISIBLE_FRACTION
     "n_sponge_train_clips": 40,
     "n_sponge_val_clips": 4,
     "n_sponge_heldout_clips": 4,
@@ -128,10 +123,8 @@ def stage_render(a: argparse.Namespace) -> dict:
     return render_clips(sum(split_dirs(a).values(), []))
 
 
-def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Generator,
-                 min_visible: float = DEFAULTS["min_visible"]):
-    """Yield (name, label, patch (PATCH_PX, PATCH_PX, 3) uint8) for one clip; pucks at least
-    ``min_visible`` visible are labelled puck."""
+def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Generator):
+    """Yield (name, label, patch (PATCH_PX, PATCH_PX, 3) uint8) for one clip."""
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
     from vision.evaluation import load_truth, truth_calibration
@@ -158,13 +151,13 @@ def clip_patches(clip: Path, every: int, max_background: int, rng: np.random.Gen
         peaks = obs.puck_peaks
         c = np.asarray(peaks.data["centre_xy_px"], dtype=np.float64).reshape(-1, 2)
         area = np.asarray(peaks.data["expected_area_px"], dtype=np.float64)
-        lab = label_candidates(c, np.sqrt(np.maximum(area, 1.0)), tp, min_visible)
+        lab = label_candidates(c, np.sqrt(np.maximum(area, 1.0)), tp)
         neg = np.flatnonzero(lab == 0)
         neg = set(rng.choice(neg, size=min(max_background, len(neg)), replace=False).tolist()) if len(neg) else set()
         keep = [j for j in range(len(c)) if lab[j] == 1 or j in neg]
         centres, areas = [c[j] for j in keep], [area[j] for j in keep]
         labels, names = [int(lab[j]) for j in keep], [f"p{j}" for j in keep]
-        if tp is not None and tp[1] >= min_visible and tracker._cam is not None:
+        if tp is not None and tp[1] >= 0.5 and tracker._cam is not None:
             xy_rink = np.array([[truth["frames"][i]["puck"]["x"], truth["frames"][i]["puck"]["y"]]])
             if seats and np.linalg.norm(np.asarray(seats) - xy_rink, axis=1).min() <= CARRY_REACH_M:
                 a_exp, _ = tracker.puck_detector.expected_size_px(tracker._cam, xy_rink)
@@ -182,7 +175,7 @@ def stage_patches(a: argparse.Namespace) -> dict:
     rng = np.random.default_rng(0)
     root = a.data / "patches"
     counts = write_patches(root, {k: [d for _, d in v] for k, v in split_dirs(a).items()},
-                           lambda d: clip_patches(d, a.every, a.max_background, rng, a.min_visible))
+                           lambda d: clip_patches(d, a.every, a.max_background, rng))
     counts["train"]["background_dropped"] = balance(root / "train", a.background_per_puck, np.random.default_rng(0))
     counts["train"]["background"] -= counts["train"]["background_dropped"]
     return counts
@@ -231,8 +224,8 @@ def stage_heldout(a: argparse.Namespace) -> dict:
     specs += [sponge_heldout_spec(j) for j in range(a.n_sponge_heldout_clips)]
     items = [(c, spec_dir(a.data / "heldout", c)) for c in specs]
     # Every spot of every frame (no background drawn at random), at the run-time threshold too.
-    return score_heldout(PuckVerifier(REPO / a.out), items,
-                         lambda d: clip_patches(d, a.every, 10**6, rng, a.min_visible), thresholds=(0.5, 0.8, 0.9))
+    return score_heldout(PuckVerifier(REPO / a.out), items, lambda d: clip_patches(d, a.every, 10**6, rng),
+                         thresholds=(0.5, 0.8, 0.9))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -134,10 +134,8 @@ def true_puck_px(fr: dict) -> tuple[np.ndarray, float, float] | None:
     return uv.reshape(2), float(p.get("visible_fraction", 1.0 if p.get("visible") else 0.0)), float(X[0, 2])
 
 
-def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple | None,
-                     min_visible: float = 0.5) -> np.ndarray:
-    """Per candidate: 1 = puck, 0 = background, -1 = not used (see the module docstring); a puck
-    less than ``min_visible`` visible gives no puck label (its spot is not used)."""
+def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple | None) -> np.ndarray:
+    """Per candidate: 1 = puck, 0 = background, -1 = not used (see the module docstring)."""
     n = len(centre_xy_px)
     if truth is None:
         return np.zeros(n, dtype=np.int64)
@@ -145,7 +143,7 @@ def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple 
     d = np.hypot(*(np.asarray(centre_xy_px) - uv).T)
     lab = np.full(n, -1, dtype=np.int64)
     lab[d > 2.5 * ext_px + 3.0] = 0
-    if vis >= min_visible:
+    if vis >= 0.5:
         lab[d <= 0.6 * ext_px + 1.5] = 1
     return lab
 
