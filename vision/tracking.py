@@ -220,6 +220,8 @@ CARRY_MIN_FRAME_HEIGHT_PX = 600
 #: While there is no puck track the carry model looks at every this many frames (every frame for
 #: two frames after it accepts a spot): the search costs ~4 ms a frame.
 CARRY_IDLE_EVERY = 3
+#: How far behind a tracked sledge (away from the camera) a hidden carrier is looked for, m.
+CARRY_HIDDEN_BEHIND_M = 2.5
 #: While a strong compact candidate lies in the tracked puck's gate, the moving-puck search looks
 #: only in the gate's region, and over the whole ice on every this many frames (a pass the track
 #: missed, a track held by a blade) and on every frame after one that saw a strong moving
@@ -1495,7 +1497,15 @@ class FrameTracker:
                      seats_xy_rink_m: np.ndarray) -> Detections:
         """The dark spots within a carrier's reach of the players' seats ((P, 2) rink m; not already
         among ``cands``), at most ``CARRY_MAX_PATCHES`` (``CARRY_MAX_PATCHES_STANDING`` beside
-        standing players, ``_standing_spots``), the darkest first: what the carry model judges."""
+        standing players, ``_standing_spots``), the darkest first: what the carry model judges.
+        Beside sledges also within reach of a point ``CARRY_HIDDEN_BEHIND_M`` behind each seat
+        (away from the camera), where a carrier hidden by that sledge would sit."""
+        if len(seats_xy_rink_m) and self.body.kind == "sledge":
+            # A carrier hidden behind another sledge (a low camera sees the two as one blob: one
+            # track) holds his puck beyond that sledge's reach: also searched as if a player sat
+            # CARRY_HIDDEN_BEHIND_M farther from the camera.
+            seats_xy_rink_m = np.concatenate(
+                [seats_xy_rink_m, seats_xy_rink_m + cam.away_direction_rink(seats_xy_rink_m) * CARRY_HIDDEN_BEHIND_M])
         # Searched player by player (the dark spots of a window around each carrier's reach), so
         # the darkest sledges elsewhere do not crowd out the spots beside any one of them.
         h, w = v_full.shape[:2]
