@@ -44,9 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         import cv2
 
         from calibration.concurrency import use_side_thread
-        from rulesfromvideo.allocator import keep_frame_arrays_in_heap
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
+        from rulesfromvideo.allocator import keep_frame_arrays_in_heap
         from rulesfromvideo.game import GameDescriptor
         from vision.frame_scene import SceneBuilder
         from vision.video import iter_frames

@@ -108,6 +108,9 @@ def analyze(
         parallel: calibrate in a second process (`calibrations`); False runs both
             stages in this process (same outputs, slower).
 
+    Sets this process's malloc thresholds for the rest of its life
+    (`rulesfromvideo.allocator.keep_frame_arrays_in_heap`): frame-sized blocks stay in the heap.
+
     Returns:
         The `AnalyzeResult`.
 

@@ -193,16 +193,19 @@ def iter_frames_at(path: str | Path, wanted: Iterable[int]) -> Iterator[tuple[in
     if not want:
         return
     p = Path(path)
-    probe(p)
+    _, w, h, n_expected = probe(p)
     cap = cv2.VideoCapture(str(p))
     if not cap.isOpened():
         cap.release()
         wanted_set, last = set(want), want[-1]
-        for i, frame in _iter_ffmpeg_to_end(p):
-            if i in wanted_set:
-                yield i, frame
-            if i >= last:
-                return
+        try:
+            for i, frame in _iter_ffmpeg(p, w, h, n_expected):
+                if i in wanted_set:
+                    yield i, frame
+                if i >= last:
+                    return
+        except VideoError:  # a truncated file: the frames before its end were yielded
+            return
         return
     try:
         i, k = 0, 0
@@ -216,15 +219,6 @@ def iter_frames_at(path: str | Path, wanted: Iterable[int]) -> Iterator[tuple[in
             i += 1
     finally:
         cap.release()
-
-
-def _iter_ffmpeg_to_end(p: Path) -> Iterator[tuple[int, np.ndarray]]:
-    """``iter_frames``'s ffmpeg pipe, stopping quietly where the file does."""
-    fps, w, h, n = probe(p)
-    try:
-        yield from _iter_ffmpeg(p, w, h, n)
-    except VideoError:
-        return
 
 
 def _iter_ffmpeg(p: Path, w: int, h: int, n_expected: int) -> Iterator[tuple[int, np.ndarray]]:
