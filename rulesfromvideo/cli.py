@@ -92,6 +92,7 @@ def _add_analyze(sub) -> None:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
+    from rulesfromvideo.suite import PROFILED_CAMERAS, write_clicked_profile
     from vision.sim.synth import list_cameras, list_scenarios, synth_clip
 
     if args.list:
@@ -122,6 +123,12 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {info}")
+    # A goal camera is registered from its venue profile only (it has no cold search): write the
+    # one an operator would click, as synth-suite does, so that `batch` and `analyze` can use it.
+    cams = [c.strip() for c in args.camera.split(",")]
+    for cam in cams:
+        if cam in PROFILED_CAMERAS:
+            print(f"wrote {write_clicked_profile(args.out if len(cams) == 1 else args.out / cam)}")
     return 0
 
 

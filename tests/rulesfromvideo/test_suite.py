@@ -209,3 +209,23 @@ def test_batch_gives_a_video_the_venue_profile_beside_it(tmp_path, monkeypatch):
     outcomes = run_batch(str(tmp_path / "*" / "clip.mp4"), tmp_path / "pred")
     assert {o["status"] for o in outcomes} == {"failed"}
     assert seen == {"goalcam": str(tmp_path / "goalcam" / "camera_profile.json"), "broadcast": None}
+
+
+def test_synth_writes_the_clicked_venue_profile_beside_a_goal_camera_clip(tmp_path):
+    """A goal camera has no cold registration (docs/calibration.md): `synth`, like `synth-suite`,
+    writes the profile an operator would click beside its clip, and none beside the others.
+    The profile maps the clip's pixels to the rink as the truth's own camera does."""
+    from calibration.fixed import CameraProfile
+
+    out = tmp_path / "play"
+    assert main(["synth", "--scenario", "goal", "--camera", "broadcast,goalcam", "--seed", "7", "--out", str(out),
+                 "--width", "320", "--height", "180", "--duration", "0.1"]) == 0
+    assert not (out / "broadcast" / "camera_profile.json").exists()
+    profile = CameraProfile.load(out / "goalcam" / "camera_profile.json")
+    assert profile
+    truth = json.loads((out / "goalcam" / "truth.json").read_text())
+    rink_from_image_true = np.linalg.inv(np.asarray(truth["frames"][0]["H_image_from_rink"], dtype=np.float64))
+    xy_image_px = np.array([[160.0, 150.0], [80.0, 120.0], [240.0, 120.0], [160.0, 100.0]])
+    q = np.c_[xy_image_px, np.ones(len(xy_image_px))] @ rink_from_image_true.T
+    xy_rink_true_m = q[:, :2] / q[:, 2:]
+    assert np.max(np.linalg.norm(profile(xy_image_px) - xy_rink_true_m, axis=1)) < 0.10
