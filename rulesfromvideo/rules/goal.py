@@ -23,6 +23,9 @@ puck at the post gets a call, or ``inconclusive``, rather than silence):
   never a no_goal;
 * a puck crossing the line from the outer side (behind the net) is ``no_goal``
   with evidence ``from_behind``;
+* an arrival whose step across the line is physically impossible (the track jumps between
+  objects there: it left a puck lying in the net for a mark outside and came back) is no
+  sighting of the puck passing the goal mouth: ``inconclusive``, never a goal;
 * a puck lost from view in front of the goal mouth while moving into it (behind a
   goalkeeper's pad, through the net in front of a goal camera) may have arrived unseen:
   when the line lies within its reach at its last speed before it is measured again, that
@@ -39,7 +42,7 @@ import numpy as np
 
 from rulesfromvideo.rules.common import (
     K_SIGMA, PUCK_HALF_THICKNESS_M, Crossing, down_crossings, interp_at, interp_time,
-    last_touch_before, make_event, measured_near, peak, up_crossings,
+    last_touch_before, make_event, measured_near, peak, puck_jumps_near, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -202,6 +205,11 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
             ev["reason"] = "puck not measured behind the line (or its track jumps) where it came back across"
         return make_event(obs, "goal", c.t_s, att, verdict, margin, sig, "906 1", ev,
                           conf=1.0 if verdict == "no_goal" else None)
+    if puck_jumps_near(obs, i, span=0):
+        # The crossing is interpolated along a teleport: where and whether the puck passed
+        # between the posts was not seen (a measured frame deep in the net decides nothing).
+        ev["reason"] = "the puck track jumps across the goal line: the puck was not seen arriving"
+        return make_event(obs, "goal", c.t_s, att, "inconclusive", None, np.inf, "906 1", ev)
     seg = np.arange(i, k_end + 1)
     dseg = depth[seg]
     if not np.isfinite(dseg).any():

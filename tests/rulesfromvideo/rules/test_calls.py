@@ -449,6 +449,28 @@ def test_906_a_peak_of_coasted_and_gap_filled_positions_is_no_arrival():
     assert of_type(c.run(noise_m=0.01), "goal") == []  # noisy: the source positions get smoothed
 
 
+def test_906_a_track_jumping_back_into_the_net_is_no_second_goal():
+    """906 1: one goal per arrival between the posts. The puck goes in and lies in the net; the
+    tracker leaves it for a mark 11 m out for eight frames (a phantom) and jumps back to it. That
+    jump crosses the goal line between two frames, but nobody saw the puck pass the goal mouth:
+    no second goal (sponge tuning render 459 gave one, decided on the frames in the net)."""
+    x_in = 26.025 + R + 0.6
+    c = Clip(3.0)
+
+    def puck(t):
+        f = int(round(t * 30))
+        if 60 <= f < 68:
+            return (18.1, 4.3 - 0.05 * (f - 60))  # the phantom, moving slowly
+        return (min(20.0 + 8.0 * t, x_in), 0.2)
+    c.puck = puck
+    c.player(1, "home", still(19.0, 0.2)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    g = of_type(c.run(), "goal")
+    assert [e["verdict"] for e in g] == ["goal", "inconclusive"]
+    assert g[0]["t"] == pytest.approx((26.025 + R - 20.0) / 8.0, abs=1e-4)
+    assert g[1]["frame"] in (67, 68) and "jumps" in g[1]["evidence"]["reason"]
+
+
 def test_906_from_behind_is_no_goal():
     """906 1: the puck must be put into the goal from the front; from behind -> no goal."""
     c = Clip(2.0)
