@@ -165,6 +165,12 @@ REVIVE_SPREAD_MPS = 1.0
 # A kick (rebound) is looked for this many frames after the last measurement at most: a puck
 # hidden by a post, a pad or a player for a few frames as it changes direction.
 KICK_HIDDEN_MAX_FRAMES = 6
+# A moving chain elsewhere takes the track only from a track that holds something: measured on one
+# of this many frames before. A coasting track is lost, and a new one needs the strong candidates
+# of re-acquisition: on the 50 tuning renders (true camera) the six takeovers from a track coasting
+# 3-8 frames were all wrong (sticks and blades moving while the carried puck was hidden: 88 wrong
+# frames, none right), the five from a track measured the frame before right or mostly right.
+TAKEOVER_HELD_WITHIN_FRAMES = 2
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
@@ -908,7 +914,8 @@ class PuckTracker:
         # moving chain elsewhere should take the track from.
         held = moved | (np.asarray(cands.data.get("carry_p", np.zeros(len(cands))), dtype=np.float64) > 0)
         chain = self._moved_chain(frame_index, xy[moved])
-        if (chain is not None and self.kf is not None and frame_index - self._last_moved_meas > 3
+        holding = self._last_meas is not None and frame_index - self._last_meas[0] <= TAKEOVER_HELD_WITHIN_FRAMES
+        if (chain is not None and self.kf is not None and holding and frame_index - self._last_moved_meas > 3
                 and self.kf.mahalanobis2(chain[0], float(np.min(meas_sigma_m[moved]))) > GATE_CHI2):
             # The track holds on static marks while a puck moves consistently elsewhere: follow it.
             self._start(frame_index, *chain)
