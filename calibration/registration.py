@@ -45,13 +45,16 @@ from shapely.geometry import Polygon
 
 from calibration.concurrency import side_pool
 from calibration.fixed import CameraProfile, apply_homography
-from calibration.markings import MarkingMasks, fit_lines, merge_collinear, segment_markings
+from calibration.markings import MarkingMasks, fit_ellipses, fit_lines, merge_collinear, segment_markings
 
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
 
 COLOURS = ("red", "blue")
 TRACK_SAMPLES_PER_STEP = 2000  # culled model samples per coarse step of the tracking refinement (see _tracking_steps)
 TRACK_FINAL_SAMPLES_PER_STEP = 2000  # the same for its final stage (every 2nd sample at least)
+# A view with one line across the rink is searched with a painted circle (``_line_circle_hypotheses``)
+# on at most one frame in this many while no frame registers (the search costs ~1.5-2 s a frame).
+LINE_CIRCLE_RETRY_FRAMES = 15
 CONVERGED_PX = 0.02  # a refinement stage stops when its update moves the image by less (processing px)
 
 
@@ -172,6 +175,14 @@ class MarkingModel:
                            (b, "blue", "blue_line_+x"), (g, "red", "goal_line_+x")]
         self.width_m = {"goal_line": float(spec.goal_line_width_m), "blue_line": float(spec.blue_line_width_m),
                         "centre_line": float(spec.centre_line_width_m)}
+        # Circles: (centre x, centre y, radius to the middle of the painted ring) m, colour, name.
+        self.circles: list[tuple[float, float, float, str, str]] = []
+        for m in rink.markings:
+            colour = colour_class(m.rgb)
+            if m.kind == "circle" and colour is not None:
+                x0, y0, x1, y1 = m.geometry.bounds
+                r_mid = 0.5 * (x1 - x0) - 0.5 * float(spec.thin_line_width_m)
+                self.circles.append((0.5 * (x0 + x1), 0.5 * (y0 + y1), r_mid, colour, m.name))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -345,6 +356,8 @@ class Calibrator:
         self._size: tuple[int, int] | None = None
         self._subset: dict | None = None  # per-frame culled model samples (see _cull)
         self._full_samples: dict = {}  # the whole model's samples of all colours, by step
+        self._frame_index = 0
+        self._circle_search_after = -1  # frame index before which no line-and-circle search runs again
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
@@ -352,6 +365,7 @@ class Calibrator:
         self._G = self._gray = self._hist = self._G_smooth = None
         self._kappa = np.zeros(2)
         self._ice = None
+        self._circle_search_after = -1
 
     def update(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationResult:
         """Calibrate one frame.
@@ -365,6 +379,7 @@ class Calibrator:
         """
         if frame_bgr is None or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.size == 0:
             return CalibrationResult.unknown("bad_frame")
+        self._frame_index = int(frame_index)
         H0, W0 = frame_bgr.shape[:2]
         s = min(1.0, self.proc_width / W0)
         pw, ph = int(round(W0 * s)), int(round(H0 * s))
@@ -589,7 +604,7 @@ class Calibrator:
             found = fit_lines(getattr(masks, colour), colour, min_len, 6)
             found += fit_lines(getattr(masks, colour + "_faint"), colour, min_len, 6)
             lines += _drop_near_duplicates(merge_collinear(found))
-        if len(lines) < 2:
+        if not lines:
             return []
         y_ref = float(ph)
 
@@ -602,6 +617,12 @@ class Calibrator:
         lines = [ln for ln in lines if np.isfinite(x_at(ln)) and abs(ln.abc[0]) > np.sin(np.radians(12.0))]
         lines.sort(key=x_at)
         lines = lines[:5]
+        if len(lines) == 1:
+            if self._frame_index < self._circle_search_after:
+                return []
+            # Some 2 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
+            self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
+            return self._line_circle_hypotheses(targets, lines[0], x_at, pw, ph)
         blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
         model = self.model.across_x_m
         spec = self.rink.spec
@@ -621,6 +642,53 @@ class Calibrator:
             # two lines always fit, so their assignments are all kept for scoring.
             if cands and k >= 3:
                 break
+        return cands
+
+    def _line_circle_hypotheses(self, targets: _FrameTargets, line, x_at, pw: int, ph: int) -> list[np.ndarray]:
+        """Cameras from one line across the rink and a painted circle's ellipse (a view with
+        a single line: a blue line and the end-zone circles beyond it, say).
+
+        Lines across the rink meet at the image of their common direction (rink +y), a point
+        ``v`` on the one line seen. From ``v`` the two tangents to the circle's ellipse are the
+        images of the lines ``x = cx ± r`` that touch the circle: three lines across the rink,
+        which fix a camera as three seen ones do (``_fit_cameras``). ``v`` is sampled along the
+        line (and at infinity), each model circle of the ellipse's colour and each model line of
+        the line's colour tried; the chamfer score chooses among the cameras.
+        """
+        ellipses = [e for c in COLOURS for e in fit_ellipses(getattr(targets.masks, c), c, min_axis_px=8.0)]
+        ellipses = [e for e in ellipses if e.axes.max() >= 0.15 * min(pw, ph)][:3]
+        if not ellipses:
+            return []
+        p0, p1 = np.asarray(line.p0, float), np.asarray(line.p1, float)
+        d = (p1 - p0) / max(np.linalg.norm(p1 - p0), 1e-9)
+        mid = 0.5 * (p0 + p1)
+        size = float(max(pw, ph))
+        vs = [np.array([d[0], d[1], 0.0])]  # lines parallel in the image
+        vs += [np.r_[mid + sgn * k * size * d, 1.0] for k in (0.6, 1.0, 1.5, 2.5, 4.0, 7.0, 12.0, 25.0, 60.0)
+               for sgn in (1.0, -1.0)]
+        half_w = float(self.rink.spec.width_m) / 2.0
+        cx_img, cy_img = (pw - 1) / 2.0, (ph - 1) / 2.0
+        cands = []
+        for e in ellipses:
+            C = _ellipse_conic(e.centre, e.axes, e.angle_deg)
+            for v in vs:
+                tangents = _tangents_through(C, v)
+                if tangents is None:
+                    continue
+                det = sorted([line, *tangents], key=x_at)
+                if not all(np.isfinite(x_at(t)) for t in det):
+                    continue
+                k_line = det.index(line)
+                for x_m, colour, _ in self.model.across_x_m:
+                    if colour != line.colour:
+                        continue
+                    for cx, cy, r, c_col, _ in self.model.circles:
+                        if c_col != e.colour:
+                            continue
+                        xs = sorted([x_m, cx - r, cx + r])
+                        if xs.index(x_m) != k_line or len(set(xs)) < 3:
+                            continue  # the image's left-to-right order must be the rink's along +x
+                        cands.extend(self._fit_cameras(det, xs, half_w, cx_img, cy_img, pw))
         return cands
 
     @staticmethod
@@ -930,6 +998,63 @@ class Calibrator:
         precision = float(np.count_nonzero(cv2.bitwise_and(tgt, near))) / max(n_t, 1)
         landmarks = sorted(self.model.names[o] for o in np.flatnonzero((hit_in >= 10) & (hit_in >= 0.3 * hit_vis)))
         return _Score(n_in / n_vis, precision, n_vis, n_in, landmarks)
+
+
+def _ellipse_conic(centre: np.ndarray, axes: np.ndarray, angle_deg: float) -> np.ndarray:
+    """3×3 symmetric conic ``pᵀ C p = 0`` (homogeneous px) of an OpenCV ellipse (full axes, degrees)."""
+    a, b = 0.5 * float(axes[0]), 0.5 * float(axes[1])
+    t = np.radians(angle_deg)
+    R = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    M = R @ np.diag([1.0 / a ** 2, 1.0 / b ** 2]) @ R.T
+    c = np.asarray(centre, float)
+    C = np.zeros((3, 3))
+    C[:2, :2] = M
+    C[:2, 2] = C[2, :2] = -M @ c
+    C[2, 2] = c @ M @ c - 1.0
+    return C
+
+
+@dataclass
+class _Tangent:
+    """A tangent to an ellipse, as ``_fit_cameras`` reads a detected line: ``abc`` (a² + b² = 1)
+    and two points on it (the tangent point and one 40 px along the line)."""
+
+    abc: np.ndarray
+    p0: np.ndarray
+    p1: np.ndarray
+    colour: str = "tangent"
+    width_px: float = 0.0
+
+
+def _tangents_through(C: np.ndarray, v: np.ndarray) -> list[_Tangent] | None:
+    """The two tangents from the homogeneous point ``v`` to the conic ``C`` (None: ``v`` inside).
+
+    The lines through ``v`` are ``l = α u1 + β u2``; a line touches the conic where
+    ``lᵀ C⁻¹ l = 0`` (the dual conic), a quadratic in (α, β)."""
+    v = np.asarray(v, float)
+    u1 = np.cross(v, [1.0, 0.0, 0.0]) if abs(v[0]) < 0.9 * np.linalg.norm(v) else np.cross(v, [0.0, 1.0, 0.0])
+    u2 = np.cross(v, u1)
+    u1, u2 = u1 / np.linalg.norm(u1), u2 / np.linalg.norm(u2)
+    D = np.linalg.inv(C)
+    qa, qb, qc = u1 @ D @ u1, 2.0 * (u1 @ D @ u2), u2 @ D @ u2
+    disc = qb * qb - 4.0 * qa * qc
+    if disc <= 0 or abs(qa) < 1e-15:
+        return None
+    out = []
+    for root in ((-qb + np.sqrt(disc)) / (2 * qa), (-qb - np.sqrt(disc)) / (2 * qa)):
+        ln = root * u1 + u2
+        n = np.hypot(ln[0], ln[1])
+        if n < 1e-12:
+            return None
+        ln = ln / n
+        # The tangent point: the pole of the line, D l (on the conic for a tangent).
+        t = D @ ln
+        if abs(t[2]) < 1e-12:
+            return None
+        tp = t[:2] / t[2]
+        along = np.array([-ln[1], ln[0]])
+        out.append(_Tangent(ln, tp, tp + 40.0 * along))
+    return out
 
 
 def _drop_near_duplicates(lines, min_gap_px: float = 12.0):

@@ -49,6 +49,22 @@ def test_cold_registration_recovers_homography(name):
     assert "centre_line" in res.landmarks or "blue_line_+x" in res.landmarks
 
 
+@pytest.mark.parametrize("pos,tgt,fov", [([10.0, -20.0, 9.0], [17.0, 0.0, 0.0], 38.0),
+                                         ([12.0, -20.0, 8.0], [18.0, -3.0, 0.0], 40.0)])
+def test_an_end_zone_view_with_one_line_is_registered_from_its_circles(pos, tgt, fov):
+    """A side camera on the end zone: the goal line is the only line across the rink in view,
+    with the face-off circles beyond it. Two lines were needed before (unknown); the line and a
+    circle's ellipse now fix the camera (``Calibrator._line_circle_hypotheses``)."""
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    frame = draw_frame(RINK, image_from_rink, W, H, look=random_look(np.random.default_rng(1)), seed=3, n_players=6)
+    res = Calibrator(RINK).update(frame, 0)
+    assert res.rink_from_image is not None, res.method
+    assert res.method == "cold" and res.quality > 0.8
+    assert "goal_line_+x" in res.landmarks and not {"blue_line_+x", "centre_line"} & set(res.landmarks)
+    err = rink_error_cm(res, image_from_rink)
+    assert np.median(err) < 5.0 and np.percentile(err, 95) < 12.0, (np.median(err), np.percentile(err, 95))
+
+
 def test_side_camera_is_never_flipped():
     # +x to the right of a camera on the −y side: the blue line right of the
     # centre line is blue_line_+x, its rink x must come back positive.
@@ -218,3 +234,18 @@ def test_calibration_without_its_side_thread_gives_the_same_homographies():
         use_side_thread(True)
     for a, b in zip(results[True], results[False]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_tangents_from_a_point_to_an_ellipse_touch_it_where_hand_geometry_says():
+    """Unit circle, point (2, 0): the tangents touch at (1/2, ±√3/2) (cos 60°), where the tangent
+    line is x/2 ± y√3/2 = 1; a point inside has none."""
+    from calibration.registration import _ellipse_conic, _tangents_through
+
+    C = _ellipse_conic(np.array([0.0, 0.0]), np.array([2.0, 2.0]), 30.0)
+    tangents = _tangents_through(C, np.array([2.0, 0.0, 1.0]))
+    points = sorted((t.p0 for t in tangents), key=lambda p: p[1])
+    assert np.allclose(points, [[0.5, -np.sqrt(3) / 2], [0.5, np.sqrt(3) / 2]], atol=1e-9)
+    for t, p in zip(sorted(tangents, key=lambda t: t.p0[1]), points):
+        assert abs(t.abc @ [2.0, 0.0, 1.0]) < 1e-9 and abs(t.abc @ [p[0], p[1], 1.0]) < 1e-9
+        assert abs(t.abc @ [t.p1[0], t.p1[1], 1.0]) < 1e-9  # its second point lies on it too
+    assert _tangents_through(C, np.array([0.2, 0.1, 1.0])) is None
