@@ -55,6 +55,13 @@ TRACK_FINAL_SAMPLES_PER_STEP = 2000  # the same for its final stage (every 2nd s
 # A view with one line across the rink is searched with a painted circle (``_line_circle_hypotheses``)
 # on at most one frame in this many while no frame registers (the search costs ~1.5-2 s a frame).
 LINE_CIRCLE_RETRY_FRAMES = 15
+# ... and its cameras must put the ice in view on the rink: at most this share of it beyond the
+# boards by more than this (``Calibrator._ice_within_rink``).
+OFF_RINK_ICE_MAX = 0.05
+OFF_RINK_TOL_M = 3.0
+# ... and must explain the paint well: on hand-drawn one-line views the right registrations scored
+# 1.0, the two wrong ones left after the ice test 0.41 and 0.57 (``/tmp/s39/lc_sweep.py``).
+LINE_CIRCLE_MIN_QUALITY = 0.7
 CONVERGED_PX = 0.02  # a refinement stage stops when its update moves the image by less (processing px)
 
 
@@ -358,6 +365,7 @@ class Calibrator:
         self._full_samples: dict = {}  # the whole model's samples of all colours, by step
         self._frame_index = 0
         self._circle_search_after = -1  # frame index before which no line-and-circle search runs again
+        self._from_circle = False  # this frame's cold hypotheses came from one line and a circle
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
@@ -520,6 +528,7 @@ class Calibrator:
         return self._G_smooth.copy(), self._k_smooth.copy(), sc, "profile"
 
     def _cold(self, targets: _FrameTargets, pw: int, ph: int):
+        self._from_circle = False
         cands = self._line_hypotheses(targets, pw, ph)
         if not cands:
             return None
@@ -528,6 +537,9 @@ class Calibrator:
         n_vis, n_in = self._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
         keys = np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
         scored = sorted(zip(keys.tolist(), cands), key=lambda t: -t[0])
+        if self._from_circle:  # the best by the paint that also put the ice in view on the rink
+            top = [G for _, G in scored[:64]]
+            scored = [(0.0, G) for G in self._ice_within_rink(top, targets)]
         best = None
         for _, G in scored[:3]:
             G, _ = self._refine(G, targets, taus=(15.0, 8.0), iters_per_tau=4, step=3)
@@ -544,6 +556,8 @@ class Calibrator:
                 kappa_weight=1e4), score=True)
             if sc.quality >= best[2].quality - 0.02:
                 best = (G, kappa, sc, "cold")
+        if best is not None and self._from_circle and best[2].quality < LINE_CIRCLE_MIN_QUALITY:
+            return None  # one line and a circle: only a camera that explains the paint well
         return best
 
     def _fine(self, G0: np.ndarray, targets: _FrameTargets, refine, score: bool = False):
@@ -622,6 +636,7 @@ class Calibrator:
                 return []
             # Some 2 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
             self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
+            self._from_circle = True
             return self._line_circle_hypotheses(targets, lines[0], x_at, pw, ph)
         blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
         model = self.model.across_x_m
@@ -690,6 +705,33 @@ class Calibrator:
                             continue  # the image's left-to-right order must be the rink's along +x
                         cands.extend(self._fit_cameras(det, xs, half_w, cx_img, cy_img, pw))
         return cands
+
+    def _ice_within_rink(self, cands: list[np.ndarray], targets: _FrameTargets) -> list[np.ndarray]:
+        """The hypotheses that put the ice in view on the rink: at most ``OFF_RINK_ICE_MAX`` of a
+        grid of ice pixels beyond the boards by more than ``OFF_RINK_TOL_M``.
+
+        One line and one circle leave the circle's twin across the rink (the end zone's other
+        face-off circle, 14 m away in y) as plausible to the paint as the true one: the line is
+        the same, the hash marks and spot alike. Mostly the ice does not agree: shifted 14 m, the
+        far side of the ice in view lands beyond the boards (hand-drawn one-line views,
+        ``/tmp/s39/lc_sweep.py``: 2 of 40 such shifts had scored 1.0 on the paint; a view of a
+        small patch of ice keeps its twin on the rink, docs/calibration.md).
+        """
+        if not cands:
+            return cands
+        ys, xs = np.nonzero(targets.ice[::12, ::12])
+        if len(xs) < 20:
+            return cands
+        px = np.c_[xs * 12.0, ys * 12.0, np.ones(len(xs))]
+        spec = self.rink.spec
+        lim = np.array([spec.length_m / 2 + OFF_RINK_TOL_M, spec.width_m / 2 + OFF_RINK_TOL_M])
+        Gs = np.stack(cands)
+        rink = np.einsum("kij,nj->kni", np.linalg.inv(Gs), px)  # (K, N, 3) rink_from_image of each
+        w = rink[..., 2]
+        xy = rink[..., :2] / np.where(np.abs(w) > 1e-12, w, 1e-12)[..., None]
+        off = (w <= 0) | np.any(np.abs(xy) > lim, axis=2)
+        keep = off.mean(axis=1) <= OFF_RINK_ICE_MAX
+        return [G for G, k in zip(cands, keep) if k]
 
     @staticmethod
     def _widths_plausible(det, names, blue_w) -> bool:

@@ -249,3 +249,22 @@ def test_tangents_from_a_point_to_an_ellipse_touch_it_where_hand_geometry_says()
         assert abs(t.abc @ [2.0, 0.0, 1.0]) < 1e-9 and abs(t.abc @ [p[0], p[1], 1.0]) < 1e-9
         assert abs(t.abc @ [t.p1[0], t.p1[1], 1.0]) < 1e-9  # its second point lies on it too
     assert _tangents_through(C, np.array([0.2, 0.1, 1.0])) is None
+
+
+def test_a_camera_that_puts_the_ice_in_view_beyond_the_boards_is_dropped():
+    """One line and one face-off circle fit the circle's twin across the rink (14 m away in y) as
+    well as the circle: the same view shifted 14 m puts the far ice beyond the boards, and
+    ``_ice_within_rink`` drops it; the true camera stays."""
+    import cv2
+
+    from calibration.markings import segment_markings
+    from calibration.registration import _FrameTargets
+
+    image_from_rink = look_at_homography([10.0, -20.0, 9.0], [17.0, 0.0, 0.0], 38.0, W, H)
+    frame = draw_frame(RINK, image_from_rink, W, H, look=random_look(np.random.default_rng(1)), seed=3, n_players=6)
+    targets = _FrameTargets(segment_markings(cv2.resize(frame, (W // 2, H // 2), interpolation=cv2.INTER_AREA)))
+    proc_from_raw = np.array([[0.5, 0.0, -0.25], [0.0, 0.5, -0.25], [0.0, 0.0, 1.0]])
+    G = proc_from_raw @ image_from_rink
+    shift = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, -2 * abs(RINK.spec.end_spot_y_m)], [0.0, 0.0, 1.0]])
+    kept = Calibrator(RINK)._ice_within_rink([G, G @ shift], targets)
+    assert len(kept) == 1 and kept[0] is G
