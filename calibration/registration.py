@@ -365,7 +365,6 @@ class Calibrator:
         self._full_samples: dict = {}  # the whole model's samples of all colours, by step
         self._frame_index = 0
         self._circle_search_after = -1  # frame index before which no line-and-circle search runs again
-        self._from_circle = False  # this frame's cold hypotheses came from one line and a circle
 
     # ------------------------------------------------------------------ public
     def reset(self) -> None:
@@ -528,8 +527,7 @@ class Calibrator:
         return self._G_smooth.copy(), self._k_smooth.copy(), sc, "profile"
 
     def _cold(self, targets: _FrameTargets, pw: int, ph: int):
-        self._from_circle = False
-        cands = self._line_hypotheses(targets, pw, ph)
+        cands, from_circle = self._line_hypotheses(targets, pw, ph)
         if not cands:
             return None
         # Matched samples, not the matched share: a hypothesis that zooms onto
@@ -537,7 +535,7 @@ class Calibrator:
         n_vis, n_in = self._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
         keys = np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
         scored = sorted(zip(keys.tolist(), cands), key=lambda t: -t[0])
-        if self._from_circle:  # the best by the paint that also put the ice in view on the rink
+        if from_circle:  # the best by the paint that also put the ice in view on the rink
             top = [G for _, G in scored[:64]]
             scored = [(0.0, G) for G in self._ice_within_rink(top, targets)]
         best = None
@@ -556,7 +554,7 @@ class Calibrator:
                 kappa_weight=1e4), score=True)
             if sc.quality >= best[2].quality - 0.02:
                 best = (G, kappa, sc, "cold")
-        if best is not None and self._from_circle and best[2].quality < LINE_CIRCLE_MIN_QUALITY:
+        if best is not None and from_circle and best[2].quality < LINE_CIRCLE_MIN_QUALITY:
             return None  # one line and a circle: only a camera that explains the paint well
         return best
 
@@ -605,7 +603,9 @@ class Calibrator:
         D = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]])
         return np.linalg.inv(D) @ M @ D @ G
 
-    def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> list[np.ndarray]:
+    def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> tuple[list[np.ndarray], bool]:
+        """Cold camera hypotheses (proc image_from_rink) from the lines across the rink in view, and
+        whether they came from a single line and a circle (``_line_circle_hypotheses``)."""
         masks = targets.masks
         min_len = 0.25 * min(pw, ph)
         # Faint masks (before the half-coverage test) keep far, sub-pixel lines
@@ -619,7 +619,7 @@ class Calibrator:
             found += fit_lines(getattr(masks, colour + "_faint"), colour, min_len, 6)
             lines += _drop_near_duplicates(merge_collinear(found))
         if not lines:
-            return []
+            return [], False
         y_ref = float(ph)
 
         def x_at(ln):
@@ -633,11 +633,10 @@ class Calibrator:
         lines = lines[:5]
         if len(lines) == 1:
             if self._frame_index < self._circle_search_after:
-                return []
+                return [], False
             # Some 2 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
             self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
-            self._from_circle = True
-            return self._line_circle_hypotheses(targets, lines[0], x_at, pw, ph)
+            return self._line_circle_hypotheses(targets, lines[0], x_at, pw, ph), True
         blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
         model = self.model.across_x_m
         spec = self.rink.spec
@@ -657,7 +656,7 @@ class Calibrator:
             # two lines always fit, so their assignments are all kept for scoring.
             if cands and k >= 3:
                 break
-        return cands
+        return cands, False
 
     def _line_circle_hypotheses(self, targets: _FrameTargets, line, x_at, pw: int, ph: int) -> list[np.ndarray]:
         """Cameras from one line across the rink and a painted circle's ellipse (a view with
@@ -1064,8 +1063,6 @@ class _Tangent:
     abc: np.ndarray
     p0: np.ndarray
     p1: np.ndarray
-    colour: str = "tangent"
-    width_px: float = 0.0
 
 
 def _tangents_through(C: np.ndarray, v: np.ndarray) -> list[_Tangent] | None:

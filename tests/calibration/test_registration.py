@@ -176,7 +176,7 @@ def test_hypotheses_counted_at_once_as_one_by_one(name):
     proc = cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)
     cal = Calibrator(RINK)
     targets = _FrameTargets(segment_markings(proc))
-    cands = cal._line_hypotheses(targets, 640, 360)
+    cands, _ = cal._line_hypotheses(targets, 640, 360)
     assert len(cands) > 48  # more than one chunk
     n_vis, n_in = cal._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
     one_by_one = [cal._score(G, targets, tau=4.0, step=8, precision=False) for G in cands]
