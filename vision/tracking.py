@@ -171,6 +171,13 @@ KICK_HIDDEN_MAX_FRAMES = 6
 # 3-8 frames were all wrong (sticks and blades moving while the carried puck was hidden: 88 wrong
 # frames, none right), the five from a track measured the frame before right or mostly right.
 TAKEOVER_HELD_WITHIN_FRAMES = 2
+# A still candidate (not moved, not a carried puck the carry model saw) starts a track only where
+# the learned verifier gives it at least this probability (it vetoes under ``FrameTracker.
+# verifier_veto_p``, 0.2, everywhere). Without motion, a stick blade lying on the ice passes the
+# classical tests; the verifier is unsure of those (0.21-0.30 at the starts of the three still
+# tracks that were all wrong on the 50 tuning renders, true camera: 48 wrong frames, none right)
+# and sure of the pucks (0.33 on the first frame of one right start, 0.53-0.98 on all others).
+START_STILL_MIN_VERIFIER_P = 0.35
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
@@ -913,6 +920,10 @@ class PuckTracker:
         # A puck the carry model sees at a stick moves with its carrier: not a static mark that a
         # moving chain elsewhere should take the track from.
         held = moved | (np.asarray(cands.data.get("carry_p", np.zeros(len(cands))), dtype=np.float64) > 0)
+        # Candidates that may not start a track: the oversized, and still ones the verifier doubts
+        # (no verifier: none doubted).
+        vp = np.asarray(cands.data.get("verifier_p", np.full(len(cands), np.nan)), dtype=np.float64)
+        no_start = oversize | (~held & (vp < START_STILL_MIN_VERIFIER_P))
         chain = self._moved_chain(frame_index, xy[moved])
         holding = self._last_meas is not None and frame_index - self._last_meas[0] <= TAKEOVER_HELD_WITHIN_FRAMES
         if (chain is not None and self.kf is not None and holding and frame_index - self._last_moved_meas > 3
@@ -958,7 +969,7 @@ class PuckTracker:
                     rec["touch"] = touch
                 return rec
             self.misses += 1
-            if self._try_reacquire(frame_index, xy, score, oversize):
+            if self._try_reacquire(frame_index, xy, score, no_start):
                 return self._record(True)
             if self.misses > self.max_coast:
                 self.kf = None
@@ -973,7 +984,7 @@ class PuckTracker:
                 return None
             return self._record(False)
         # Lost: acquire from consistent strong candidates.
-        if self._try_reacquire(frame_index, xy, score, oversize):
+        if self._try_reacquire(frame_index, xy, score, no_start):
             return self._record(True)
         return None
 
@@ -1024,14 +1035,15 @@ class PuckTracker:
             return None
         return self._record(False)
 
-    def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, oversize: np.ndarray) -> bool:
+    def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, no_start: np.ndarray) -> bool:
         """Start a track from a strong candidate seen in three consecutive frames with consistent
-        motion (two for a very strong one).
+        motion (two for a very strong one); candidates where ``no_start`` (N,) is True are not
+        strong whatever their score.
 
         While the current track coasts, this needs ``misses >= 2`` (a one-frame miss is
         not a reason to jump elsewhere).
         """
-        strong = np.array([j for j in range(len(score)) if score[j] >= self.acquire_score and not oversize[j]],
+        strong = np.array([j for j in range(len(score)) if score[j] >= self.acquire_score and not no_start[j]],
                           dtype=np.int64)
         self._pending = [p for p in self._pending if frame_index - p[0] <= 2]
         if self.kf is not None and self.misses < 2:

@@ -223,6 +223,39 @@ def test_a_coasting_puck_track_is_not_taken_by_something_moving_elsewhere():
     assert all(r is None or abs(r["y"]) < 1.0 for r in recs)  # the chain completes on the coast's third frame
 
 
+def _start_frame(verifier_p: float, moved: bool, carry_p: float = 0.0) -> int | None:
+    """The frame a track starts on a candidate seen at one spot (or gliding 1.5 m/s when
+    ``moved``) every frame with score 0.5, the learned verifier's probability ``verifier_p`` and
+    the carry model's ``carry_p`` (0: not a carry candidate); None: no track in 8 frames."""
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    for f in range(8):
+        pt.predict(f)
+        xy = np.array([[3.0 + (0.05 * f if moved else 0.0), 1.0]])
+        cands = Detections.from_centers(xy, np.array([4.0]), np.array([0.5]), xy_rink_m=xy,
+                                        area_px=np.array([10.0]), expected_area_px=np.array([10.0]),
+                                        moved=np.array([float(moved)]), verifier_p=np.array([verifier_p]),
+                                        carry_p=np.array([carry_p]))
+        if pt.update(f, cands, np.array([0.02]), []) is not None:
+            return f
+    return None
+
+
+def test_a_still_candidate_the_verifier_doubts_starts_no_track():
+    """Three frames of one still dark spot start a track where the verifier leans to a puck; where
+    it doubts it (0.21-0.30 at the wrong still starts on the tuning renders: stick blades lying
+    on the ice) they do not (``START_STILL_MIN_VERIFIER_P``). Motion or the carry model are
+    evidence of their own: the same doubt does not stop those."""
+    from vision.tracking import START_STILL_MIN_VERIFIER_P
+
+    assert _start_frame(0.6, moved=False) == 2
+    assert _start_frame(START_STILL_MIN_VERIFIER_P - 0.1, moved=False) is None
+    assert _start_frame(START_STILL_MIN_VERIFIER_P - 0.1, moved=True) == 2
+    assert _start_frame(0.0, moved=False, carry_p=0.9) == 2  # carry spots are not shown to the verifier
+    assert _start_frame(float("nan"), moved=False) == 2  # no verifier: the classical score decides
+
+
 def _lost_after(players, n_seen=10, n_lost=9, max_coast_s=0.3):
     """Puck records of a puck seen sliding at 6 m/s along +x for ``n_seen`` frames, then not."""
     from vision.detections import Detections
