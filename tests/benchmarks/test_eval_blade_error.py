@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "eval_blade_error.py"
-
 
 @pytest.fixture()
-def ebe(monkeypatch):
-    spec = importlib.util.spec_from_file_location("_bench_eval_blade_error_t", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
+def ebe(load_benchmark):
+    return load_benchmark("eval_blade_error")
 
 
 def _row(ex, ey, speed, S=((0.04, 0.0), (0.0, 0.01)), away=(0.0, 1.0)):
