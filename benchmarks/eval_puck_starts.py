@@ -70,13 +70,13 @@ class StartRecorder:
         self.segments: list[Segment] = []
         self._cands = None
         self._how: str | None = None
-        update, start, kick = tracker._update, tracker._start, tracker._try_kick
+        update, start, kick, reacquire = tracker._update, tracker._start, tracker._try_kick, tracker._try_reacquire
 
         def _update(frame_index, cands, meas_sigma_m, players):
             self._cands, self._how = cands, "takeover"  # a start straight from _update is the takeover
             return update(frame_index, cands, meas_sigma_m, players)
 
-        def _try_reacquire_marker(frame_index, xy, score, no_start):
+        def _try_reacquire(frame_index, xy, score, no_start):
             self._how = "reacquire"
             try:
                 return reacquire(frame_index, xy, score, no_start)
@@ -93,9 +93,8 @@ class StartRecorder:
                 self._record(frame_index, xy[got[0]], "kick")
             return got
 
-        reacquire = tracker._try_reacquire
-        tracker._update, tracker._start, tracker._try_kick = _update, _start, _try_kick
-        tracker._try_reacquire = _try_reacquire_marker
+        tracker._update, tracker._start, tracker._try_kick, tracker._try_reacquire = \
+            _update, _start, _try_kick, _try_reacquire
 
     def _record(self, frame_index: int, xy: np.ndarray, how: str) -> None:
         c = self._cands
