@@ -1,4 +1,4 @@
-"""Puck records revised after the fact, on the stream of ``tracks.jsonl`` records.
+"""Records revised after the fact, on the stream of ``tracks.jsonl`` records.
 
 The tracker learns some things about earlier frames only later:
 
@@ -10,9 +10,12 @@ The tracker learns some things about earlier frames only later:
   them (unmeasured, with ``z``);
 * **player retractions** (``FrameObservation.player_retractions``): a still track that the learned
   model's checks found to be paint in the ice (a logo in a team's colour) — it was never a
-  player, on the earlier frames either.
+  player, on the earlier frames either;
+* **player backfill** (``FrameObservation.player_backfill``): a track first reported on this
+  frame (confirmed by its detections) was tentative on the frames just before — he was there
+  too (a clip's first frames, a player coming into the picture).
 
-``RecordReviser`` holds the last ``delay_frames`` records and applies all three to the records it
+``RecordReviser`` holds the last ``delay_frames`` records and applies all four to the records it
 still holds, then releases them in frame order: memory stays flat, and a writer adds a fixed
 delay of ``delay_frames`` frames (the overlay feed, which must keep up live, does not use it).
 ``HeldRecords`` is the whole way from the tracker to a ``tracks.jsonl`` writer (``analyze``,
@@ -48,6 +51,7 @@ class RecordReviser:
         backfilled: records whose unknown puck was filled by a backfill.
         revised: records whose puck was replaced by a flight revision.
         retracted: players taken out of held records by retractions.
+        players_backfilled: players added to held records by player backfills.
     """
 
     def __init__(self, delay_frames: int) -> None:
@@ -56,9 +60,10 @@ class RecordReviser:
         self.backfilled = 0
         self.revised = 0
         self.retracted = 0
+        self.players_backfilled = 0
 
     def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
-             retractions: Iterable[int] = ()) -> list[dict]:
+             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = ()) -> list[dict]:
         """Take the next record; return the records that are final, in frame order.
 
         Args:
@@ -68,6 +73,8 @@ class RecordReviser:
             revisions: ``[{"frame", "x", "y", "z", "measured"}]``: a held record of that frame
                 with a puck gets this one instead (its ``touch`` kept).
             retractions: player ids that were never players: taken out of every held record.
+            player_backfill: ``[{"frame", "player"}]``: a held record of that frame without a
+                player of that id gets him.
         """
         gone = {int(k) for k in retractions}
         if gone:
@@ -87,6 +94,15 @@ class RecordReviser:
                     touch = r["puck"].get("touch")
                     r["puck"] = dict(rev[f], **({"touch": touch} if touch is not None else {}))
                     self.revised += 1
+        added: dict[int, list[dict]] = {}
+        for b in player_backfill:
+            added.setdefault(int(b["frame"]), []).append(b["player"])
+        if added:
+            for r in self._held:
+                have = {int(p["id"]) for p in r.get("players", [])}
+                new = [dict(p) for p in added.get(int(r["frame"]), []) if int(p["id"]) not in have]
+                r["players"] = list(r.get("players", [])) + new
+                self.players_backfilled += len(new)
         self._held.append(record)
         out = []
         while len(self._held) > self.delay:
@@ -119,11 +135,11 @@ class HeldRecords:
         self.carried = CarriedPuckFiller(fps, stick_reach_m=stick_reach_m)
 
     def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
-             retractions: Iterable[int] = ()) -> list[dict]:
+             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = ()) -> list[dict]:
         """Take the next record with what the tracker learnt on its frame about earlier ones
-        (``FrameObservation.puck_backfill``, ``puck_revisions``, ``player_retractions``); return
-        the final records, in frame order."""
-        return [out for held in self.reviser.push(record, backfill, revisions, retractions)
+        (``FrameObservation.puck_backfill``, ``puck_revisions``, ``player_retractions``,
+        ``player_backfill``); return the final records, in frame order."""
+        return [out for held in self.reviser.push(record, backfill, revisions, retractions, player_backfill)
                 for out in self.carried.push(held)]
 
     def flush(self) -> list[dict]:

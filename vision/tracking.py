@@ -39,7 +39,8 @@ their tracks predicted in between. Association
 in rink metres rather than image IoU makes it indifferent to camera pans and
 zooms. A track is reported once confirmed, unless it looks like a fixed object: neither a jersey
 colour nor movement (paint on the ice), or born at the boards and never moved (an advert on
-them). (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
+them); its tentative frames before are handed back then (``FrameObservation.player_backfill``)
+for a writer that still holds them. (No PyPI ByteTrack fits: ``bytetracker`` 0.3.2 dates from 2023, pins
 old numpy/lap/cython_bbox builds and works in image IoU; ``boxmot`` pulls torch.)
 
 Blades: the detector gives the ground point under the player's body (the
@@ -318,6 +319,9 @@ class PlayerTrack:
     cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
     model_looks: int = 0  # learned-detector checks that found a sledge on this track of no team
     model_checks: int = 0  # ... of all checks of it (where the model sees the moving players)
+    # (frame, (2, 2) blades rink m) of the frames it was tentative on: its record there once it is
+    # first reported (``FrameObservation.player_backfill``).
+    tentative: list = field(default_factory=list)
 
 
 def _player_filter(xy_rink_m: np.ndarray) -> KalmanCV:
@@ -1187,6 +1191,10 @@ class FrameObservation:
         player_retractions: ids of tracks found on this frame to be paint in the ice (a logo
             in a team's colour, ``FrameTracker._check_shapes``), reported until now: a writer
             that still holds their earlier records may take them out (``RecordReviser``).
+        player_backfill: ``[{"frame", "player": {"id", "team", "role", "blades"}}]``: a track
+            reported for the first time on this frame was tentative on those earlier frames
+            (not reported until confirmed): it was this player there. A writer that still holds
+            those frames' records may add him (``RecordReviser``).
     """
 
     frame: int
@@ -1199,6 +1207,7 @@ class FrameObservation:
     puck_backfill: list[dict] = field(default_factory=list)
     puck_revisions: list[dict] = field(default_factory=list)
     player_retractions: list[int] = field(default_factory=list)
+    player_backfill: list[dict] = field(default_factory=list)
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -1339,6 +1348,7 @@ class FrameTracker:
         self._last_puck_seen: tuple[int, np.ndarray] | None = None  # (frame, (2,) rink m) of the last measured record
         self._retracted: set[int] = set()  # tracks found to be paint after they were reported
         self._retract_now: list[int] = []  # ... on this frame (``FrameObservation.player_retractions``)
+        self._player_backfill: list[dict] = []  # this frame's ``FrameObservation.player_backfill``
 
     def update(self, frame_bgr: np.ndarray, frame_index: int, t: float, calib: Any,
                prepared: FrameScene | None = None) -> FrameObservation:
@@ -1369,8 +1379,9 @@ class FrameTracker:
                 self.players.update(np.zeros((0, 2)), np.zeros(0), [], [])
             puck = self.puck.coast(frame_index)
             self._earlier.clear()
-            players = self._player_records(None)
-            return FrameObservation(frame_index, float(t), puck, players, player_retractions=list(self._retract_now))
+            players = self._player_records(None, frame_index)
+            return FrameObservation(frame_index, float(t), puck, players, player_retractions=list(self._retract_now),
+                                    player_backfill=self._player_backfill)
 
         v_full = fs.v_full
         lens_map = _lens_mapper(calib)
@@ -1386,7 +1397,7 @@ class FrameTracker:
             dets.tracker_id = np.asarray(ids, dtype=np.int64)
             self._check_goalkeepers(frame_bgr, frame_index, dets)
             self._check_shapes(frame_bgr, frame_index, dets)
-        players = self._player_records(cam)
+        players = self._player_records(cam, frame_index)
 
         prev_v, prev_cam = self._earlier[0] if self._earlier else (None, None)
         roi = self._puck_roi(cam, frame_bgr.shape)
@@ -1443,7 +1454,8 @@ class FrameTracker:
             self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
         self._earlier.appendleft((v_full, cam))
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
-                                self.puck.flight_revisions(frame_index), list(self._retract_now))
+                                self.puck.flight_revisions(frame_index), list(self._retract_now),
+                                self._player_backfill)
 
     # ----------------------------------------------------------------- helpers
     def _keyframe(self) -> bool:
@@ -1651,10 +1663,19 @@ class FrameTracker:
         under_body = view is not None and bool(steep_view(view, contact)[0])
         return blades_from_contact(contact, away, heading, legs, under_body, self.body)
 
-    def _player_records(self, cam: PlaneCamera | None) -> list[dict]:
+    def _player_records(self, cam: PlaneCamera | None, frame_index: int) -> list[dict]:
+        """The frame's players (``FrameObservation.players``); fills ``self._player_backfill``
+        with the earlier frames of the tracks first reported now."""
         out = []
+        self._player_backfill = []
         for tr in self.players.lost:  # a logo's earlier tracks, lost before its spot was found out
             self._retract_if_paint(tr, tr.last_contact)
+        view = cam if cam is not None else self._cam
+        for tr in self.players.tracks:
+            if not tr.confirmed:
+                # A new track is reported once confirmed (``confirm_hits`` detections): the frames
+                # before were his too, kept for his first report (a clip's first frames).
+                tr.tentative.append((frame_index, self._blades_at(tr.kf.xy, view, tr.heading)))
         for tr in self.players.reported():
             if self._retract_if_paint(tr, tr.kf.xy):
                 continue  # a logo in the ice (``_check_shapes``)
@@ -1672,6 +1693,10 @@ class FrameTracker:
                 "role": tr.role,
                 "blades": [[round(float(b[0]), 4), round(float(b[1]), 4)] for b in blades],
             })
+            if tr.tentative:
+                self._player_backfill += [{"frame": int(f), "player": {**out[-1], "blades": [
+                    [round(float(b[0]), 4), round(float(b[1]), 4)] for b in bl]}} for f, bl in tr.tentative]
+                tr.tentative = []
         return out
 
     def _update_role(self, tr: PlayerTrack, seat: np.ndarray) -> None:

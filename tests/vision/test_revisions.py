@@ -75,3 +75,19 @@ def test_held_records_hold_long_enough_for_a_logo_to_be_found():
 
     held = HeldRecords(30.0)
     assert held.reviser.delay == int(round(RETRACT_HOLD_S * 30.0)) > PAINT_CHECKS * 0.33 * 30.0
+
+
+def test_a_new_tracks_tentative_frames_get_him_in_the_records_still_held():
+    # Track 5, first reported on frame 3, was tentative on frames 0-2: frame 0's record is
+    # already released (unchanged), frames 1 and 2 get him; frame 2 already has a player 5
+    # (another track's id reused cannot happen, but a record is never given an id twice).
+    rv = RecordReviser(2)
+    out = rv.push(_with_players(0, [2]))
+    out += rv.push(_with_players(1, [2]))
+    out += rv.push(_with_players(2, [2, 5]))
+    late = {"id": 5, "team": "away", "role": "skater", "blades": [[9.0, 1.0], [9.0, 1.25]]}
+    out += rv.push(_with_players(3, [2, 5]), player_backfill=[{"frame": f, "player": late} for f in (0, 1, 2)])
+    out += rv.flush()
+    assert [[p["id"] for p in r["players"]] for r in out] == [[2], [2, 5], [2, 5], [2, 5]]
+    assert out[1]["players"][1] == late and out[2]["players"][1]["blades"] == [[5, 0.0], [5, 0.25]]
+    assert rv.players_backfilled == 1
