@@ -107,6 +107,15 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     905 d5 leaves the goalkeeper out, and the footage's role label is the tracker's guess: a
     "skater" whose seat stays in his own goal crease from the contact to the crossing sits
     where the goalkeeper sits. He alone can only make the exception undecided, never apply it.
+
+    "No opponent could play it" needs every opponent placed. One not seen at the contact (a
+    camera that follows the puck leaves the far end out) is placed by his sightings
+    (``_unseen_slack_bound``), and a skater of unknown team may be an opponent: either keeps the
+    exception undecided unless his bound rules him out. So does a defending team with fewer
+    skater tracks in the clip than it has skaters on the ice (GAME.json ``strength``): one of
+    them was never seen. On a render (`icing_opponent_could_play`, seed 523) the defender
+    who could play stood deep in the zone out of the picture until after the contact, and the
+    call was a wrong decisive icing.
     """
     obs = ctx.obs
     p = obs.puck_xy_rink_m
@@ -114,27 +123,54 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     taus = obs.t_s[frames]
     path = p[frames]
     ok = np.isfinite(path).all(axis=1) & (taus >= t_c - 1e-9)
+    reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
     crease = ctx.crease(-ctx.attack[dfn])
-    best, who, best_crease = np.inf, None, np.inf
-    for k in team_players(obs, dfn, skaters_only=True):
+    sig = float(obs.sigma_smoothed_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
+    best, who, best_crease, unplaced = np.inf, None, np.inf, False
+    defenders = team_players(obs, dfn, skaters_only=True)
+    unknown = [k for k in team_players(obs, "", skaters_only=True)]
+    for k in defenders + unknown:
         q = interp_time(obs.blades_rink_m[k].mean(axis=1), obs, t_c)  # his seat at the contact
         if not np.isfinite(q).all():
+            if ok.any() and tri(-_unseen_slack_bound(obs, k, t_c, path[ok], reach), sig) is not False:
+                unplaced = True  # not seen then, and his sightings do not rule him out
             continue
-        reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
         slack = np.linalg.norm(path[ok] - q, axis=1) - reach
         if not len(slack):
             continue
         seats = obs.blades_rink_m[k, frames].mean(axis=1)
         seats = seats[np.isfinite(seats).all(axis=1)]
-        if len(seats) and bool(np.all(point_depth(seats, crease) > 0)):
+        if k in unknown or (len(seats) and bool(np.all(point_depth(seats, crease) > 0))):
             best_crease = min(best_crease, float(slack.min()))
         elif slack.min() < best:
             best, who = float(slack.min()), obs.player_ids[k]
-    sig = float(obs.sigma_smoothed_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
     verdict = tri(-best, sig) if np.isfinite(best) else False
-    if verdict is not True and np.isfinite(best_crease) and tri(-best_crease, sig) is not False:
-        verdict = None  # only a "skater" in the goalkeeper's place could play it
+    n_on_ice = ctx.game.strength_at(t_c)[0 if dfn == "home" else 1]
+    if verdict is not True and (unplaced or len(defenders) < n_on_ice
+                                or (np.isfinite(best_crease) and tri(-best_crease, sig) is not False)):
+        verdict = None  # someone who may be an opponent able to play it is not placed
     return verdict, best, who
+
+
+def _unseen_slack_bound(obs, k: int, t_c: float, path: np.ndarray, reach: np.ndarray) -> float:
+    """A lower bound on ``_d5``'s slack of player ``k``, not seen at the contact ``t_c`` (s):
+    at every sighting (t_j, q_j) his seat at the contact lay within ``SLEDGE_MAX_SPEED_MPS``
+    · |t_c - t_j| of q_j, so his distance to the path point p is at least
+    max_j (|p - q_j| - that radius).
+
+    Args:
+        path: (T, 2) the puck's path after the contact, rink m; ``reach``: (T,) his reach then, m.
+
+    Returns:
+        The bound's minimum over the path, m (-inf when he is never seen).
+    """
+    seen = np.flatnonzero(np.isfinite(obs.blades_rink_m[k]).all(axis=(1, 2)))
+    if not len(seen):
+        return -np.inf
+    q = obs.blades_rink_m[k, seen].mean(axis=1)  # (J, 2) his seat at each sighting
+    radius = SLEDGE_MAX_SPEED_MPS * np.abs(obs.t_s[seen] - t_c)  # (J,)
+    dist = np.linalg.norm(path[:, None] - q[None], axis=2) - radius[None]  # (T, J)
+    return float(np.min(dist.max(axis=1) - reach))
 
 
 def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool | None, float]:

@@ -13,7 +13,9 @@ R = 0.0381
 
 
 def icing_clip(x0=-5.0, vy=0.0, y0=5.0, boards=29.5, profile="ipc-sledge", **game):
-    """Home shoots at t = 0.5 s from (x0, y0) at 20 m/s along +x (vy across)."""
+    """Home shoots at t = 0.5 s from (x0, y0) at 20 m/s along +x (vy across); the away team's
+    five skaters (702) stand in the home end's corner, out of the puck's reach and far from its
+    path backwards (905 d5 needs every opponent placed)."""
     c = Clip(2.8, profile, **game)
     v = np.array([20.0, vy])
     v = 20.0 * v / np.linalg.norm(v)
@@ -26,6 +28,8 @@ def icing_clip(x0=-5.0, vy=0.0, y0=5.0, boards=29.5, profile="ipc-sledge", **gam
     c.puck = puck
     c.player(1, "home", still(x0 - 1.0, y0))
     c.player(21, "away", still(-20.0, -10.0))
+    for j, xy in enumerate(((-16.0, -10.0), (-18.0, -12.0), (-22.0, -12.0), (-24.0, -10.0))):
+        c.player(41 + j, "away", still(*xy))
     c.touches = {15: 1}
     return c
 
@@ -130,6 +134,50 @@ def test_905_d5_a_skater_in_his_own_crease_may_be_the_goalkeeper():
     c.player(22, "away", still(15.0, 8.0))  # a skater out of the crease who could play it
     e = icing_event(c)
     assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "opponent_could_play"
+
+
+def _seen_from(t0, blades):
+    """``blades`` seen only from time ``t0`` (s) on: out of the picture before."""
+    return lambda t: blades(t) if t >= t0 else None
+
+
+def test_905_d5_an_opponent_out_of_the_picture_at_the_shot_may_have_played_it():
+    """905 d5 needs every opponent placed: one first seen 1.2 s after the shot, 1 m beside the
+    puck's path near the goal line, was out of the picture at the shot (a broadcast camera
+    follows the puck). Where he was then is only bounded by a sledge's top speed (6.9 m/s): he
+    may have been able to play it -> undecided, not icing (a render, seed 523, was called icing
+    while the defender who could play stood there unseen)."""
+    c = goalie(icing_clip())
+    c.players = [pl for pl in c.players if pl[0] != 41]  # his team's fifth skater is ...
+    c.player(41, "away", _seen_from(1.7, still(20.0, 6.0)))  # ... only seen from 1.7 s on
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "opponent_could_play" in e["evidence"]["undecided"]
+
+
+def test_905_d5_an_opponent_seen_only_later_but_too_far_to_have_played_it_keeps_the_icing():
+    """The same opponent first seen 0.3 s after the shot in his own corner (-22, -12): 6.9 m/s
+    x 0.3 s keeps him more than 20 m from the puck's path, beyond any reach -> icing."""
+    c = goalie(icing_clip())
+    c.players = [pl for pl in c.players if pl[0] != 41]
+    c.player(41, "away", _seen_from(0.8, still(-16.0, -10.0)))
+    assert icing_event(c)["verdict"] == "icing"
+
+
+def test_905_d5_an_opponent_never_seen_or_of_unknown_team_keeps_it_open():
+    """Four of the opponents' five skaters tracked (GAME.json strength 5): the fifth may be
+    anywhere -> undecided. With him back, a skater of unknown team beside the path (he may be
+    an opponent) keeps it undecided too; a home skater there does not."""
+    c = goalie(icing_clip())
+    c.players = [pl for pl in c.players if pl[0] != 41]
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "opponent_could_play" in e["evidence"]["undecided"]
+    c.player(41, "away", still(-16.0, -10.0))
+    assert icing_event(c)["verdict"] == "icing"
+    c.player(50, None, still(15.0, 6.0))
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "opponent_could_play" in e["evidence"]["undecided"]
+    c.players[-1] = (50, "home", "skater", still(15.0, 6.0), None)
+    assert icing_event(c)["verdict"] == "icing"
 
 
 def test_905_a_contact_found_on_inferred_positions_carries_their_uncertainty():
