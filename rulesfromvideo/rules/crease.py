@@ -17,7 +17,9 @@ outside decide ``clear`` only when farther than a sled reaches
 so "holds his stick in the goal crease" cannot be checked (said in evidence).
 907 a4 is about any attacking player: a track of the attacking team labelled goalkeeper
 within a sled's reach of this crease (an attacker the tracker took for the goalkeeper, or
-the goalkeeper with the wrong colour) keeps a ``clear`` call open (``inconclusive``).
+the goalkeeper with the wrong colour) keeps a ``clear`` call open (``inconclusive``); so do
+two tracks labelled the defending goalkeeper there (a team has one) and a track of unknown
+team there.
 
 Westridge 1 n/o (``key_3s``): while his team controls the puck in the attacking
 zone, an attacker's foot in the defending goalkeeper's key (the crease polygon)
@@ -104,6 +106,17 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
             depth = _crease_depth(ctx, area, k, i, frac, near, kind)
             if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
                 labelled_gk[str(obs.player_ids[k])] = depth[0]
+    # A team has one goalkeeper: a second track of the defending team labelled goalkeeper at this
+    # goal, or a track of unknown team there, is someone the tracker could not tell apart — he
+    # may be an attacker in the crease (a render, goal_crease_occupied goalcam seed 549: the
+    # attacker in the crease beside the goalkeeper was taken for a second home goalkeeper).
+    gk_here, unknown_here = {}, {}
+    for k in team_players(obs, ctx.opponent(att)) + team_players(obs, ""):
+        if obs.player_team[k] != "" and obs.player_role[k] != "goalkeeper":
+            continue
+        depth = _crease_depth(ctx, area, k, i, frac, near, kind)
+        if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
+            (unknown_here if obs.player_team[k] == "" else gk_here)[str(obs.player_ids[k])] = depth[0]
     ev: dict[str, Any] = {"goal_t": t, "decisive_frame": int(obs.frame[near]),
                           "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
                           "depths_m": per, "stick": "not tracked: 907 a4's stick clause not checked"}
@@ -131,6 +144,13 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         verdict = "inconclusive"
         ev["reason"] = ("a player of the attacking team labelled goalkeeper sits at this goal: "
                         "he may be an attacker in the crease")
+    if verdict == "clear" and (len(gk_here) > 1 or unknown_here):
+        verdict = "inconclusive"
+        ev["defending_goalkeepers_at_this_goal"] = gk_here
+        if unknown_here:
+            ev["unknown_team_at_this_goal"] = unknown_here
+        ev["reason"] = ("two players labelled the defending goalkeeper, or a player of unknown team, "
+                        "sit at this goal: one may be an attacker in the crease")
     if missing:
         ev["blades_missing"] = missing
     return make_event(obs, "crease", t, att, verdict, d, sig, rule, ev)

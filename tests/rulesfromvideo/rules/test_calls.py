@@ -768,3 +768,23 @@ def test_907_a4_an_attacker_labelled_goalkeeper_at_the_goal_keeps_the_crease_ope
     c = _crease_clip(still(15.0, 5.0), None)
     c.player(3, "home", still(-25.0, 0.5), role="goalkeeper")
     assert of_type(c.run(), "crease")[0]["verdict"] == "clear"
+
+
+def test_907_a4_a_second_defending_goalkeeper_or_an_unknown_skater_at_the_goal_keeps_the_crease_open():
+    """907 a4 is about any attacking player, and a team has one goalkeeper. Two tracks of the
+    defending team labelled goalkeeper in the crease: one is someone else, maybe an attacker
+    (render goal_crease_occupied goalcam seed 549: the attacker in the crease beside the
+    goalkeeper was taken for a second goalkeeper of the defending team, and the crease was called clear). A
+    track of unknown team there may be an attacker too. One goalkeeper alone changes nothing."""
+    def with_players(*extra):
+        c = _crease_clip(still(15.0, 5.0), None)
+        for pid, team, xy, role in extra:
+            c.player(pid, team, still(*xy), role=role)
+        return of_type(c.run(), "crease")[0]
+
+    assert with_players((30, "away", (25.6, 0.0), "goalkeeper"))["verdict"] == "clear"
+    e = with_players((30, "away", (25.6, 0.0), "goalkeeper"), (31, "away", (25.2, -0.8), "goalkeeper"))
+    assert e["verdict"] == "inconclusive" and set(e["evidence"]["defending_goalkeepers_at_this_goal"]) == {"30", "31"}
+    e = with_players((30, "away", (25.6, 0.0), "goalkeeper"), (32, None, (24.8, 1.2), "skater"))
+    assert e["verdict"] == "inconclusive" and "32" in e["evidence"]["unknown_team_at_this_goal"]
+    assert with_players((30, "away", (25.6, 0.0), "goalkeeper"), (33, "away", (24.8, 1.2), "skater"))["verdict"] == "clear"
