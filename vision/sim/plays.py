@@ -969,7 +969,10 @@ def _no_goal_from_behind(b: _Builder) -> Play:
     y_s = b.uniform(-0.4, 0.4)
     shooter = b.player("att")
     seat = b.pin_stick(shooter, t_s, (b.BACK + 0.5, y_s), np.pi, (-0.5, 0.0))
-    b.pin(shooter, 0.0, seat + (0.4, 0.0), (0.0, 0.0), np.pi)
+    # He backs up to the shot from nearer the end boards, as far as they leave room (an NHL rink
+    # has 3.35 m behind the goal line, IPC 4 m: 0.4 m put him off the ice there).
+    room = max(0.0, b.L2 - 0.6 - float(seat[0]))
+    b.pin(shooter, 0.0, seat + (min(0.4, room), 0.0), (0.0, 0.0), np.pi)
     b.pin(shooter, b.T, seat - (0.6, 0.0), (0.0, 0.0), np.pi)
     b.puck_start(0.0, [*b.stick_c(shooter, 0.0), PUCK_FLAT_Z_M])
     b.hold(shooter, 0.0, t_s)
