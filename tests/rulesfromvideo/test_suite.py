@@ -229,3 +229,19 @@ def test_synth_writes_the_clicked_venue_profile_beside_a_goal_camera_clip(tmp_pa
     q = np.c_[xy_image_px, np.ones(len(xy_image_px))] @ rink_from_image_true.T
     xy_rink_true_m = q[:, :2] / q[:, 2:]
     assert np.max(np.linalg.norm(profile(xy_image_px) - xy_rink_true_m, axis=1)) < 0.10
+
+
+def test_synth_of_a_play_that_does_not_fit_its_seed_and_rink_is_a_clear_error(tmp_path, capsys):
+    """A scripted play whose truth does not give its intended call (``no_goal_post`` on the NHL
+    rink, seed 7001: its truth has no goal event at all) is said in one line, exit 2, nothing
+    written — not a traceback."""
+    from vision.sim.plays import PlayIntentError, make_play
+
+    with pytest.raises(PlayIntentError, match="intended"):
+        make_play("no_goal_post", 7001, layout="nhl")
+    out = tmp_path / "play"
+    assert main(["synth", "--scenario", "no_goal_post", "--camera", "goalcam", "--seed", "7001", "--layout", "nhl",
+                 "--out", str(out), "--width", "320", "--height", "180"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no_goal_post:") and "intended" in err and "Traceback" not in err
+    assert not (out / "clip.mp4").exists()

@@ -461,6 +461,11 @@ class _Builder:
                     self.puck, self.g, self.d, intent)
 
 
+class PlayIntentError(ValueError):
+    """A scripted play whose truth does not say what the script meant (a seed or rink layout it
+    does not fit): a clear error for ``rulesfromvideo synth``, never a crash."""
+
+
 def _check_intent(scenario: str, events: list[dict], intent: dict) -> None:
     """Assert the truth computed from the motion says what the script meant."""
     got = [(e["type"], e["verdict"]) for e in events]
@@ -475,22 +480,22 @@ def _check_intent(scenario: str, events: list[dict], intent: dict) -> None:
             else:
                 pool = pool[k + 1:]
         if missing:
-            raise AssertionError(f"{scenario}: expected events {missing} missing from {got}")
+            raise PlayIntentError(f"{scenario}: expected events {missing} missing from {got}")
     elif sorted(got) != sorted(want):
-        raise AssertionError(f"{scenario}: truth events {got} != intended {want}")
+        raise PlayIntentError(f"{scenario}: truth events {got} != intended {want}")
     for typ, margin in intent.get("margins", {}).items():
         e = next(e for e in events if e["type"] == typ)
         if abs(e["margin_m"] - margin) > 1e-3:
-            raise AssertionError(f"{scenario}: {typ} margin {e['margin_m']:.5f} != scripted {margin:.5f}")
+            raise PlayIntentError(f"{scenario}: {typ} margin {e['margin_m']:.5f} != scripted {margin:.5f}")
     for typ, ev in intent.get("evidence", {}).items():
         e = next(e for e in events if e["type"] == typ)
         for k, v in ev.items():
             if e["evidence"].get(k) != v:
-                raise AssertionError(f"{scenario}: {typ} evidence {k}={e['evidence'].get(k)!r} != {v!r}")
+                raise PlayIntentError(f"{scenario}: {typ} evidence {k}={e['evidence'].get(k)!r} != {v!r}")
     for typ, exc in intent.get("exceptions", {}).items():
         e = next(e for e in events if e["type"] == typ)
         if e["evidence"].get("exception") != exc:
-            raise AssertionError(f"{scenario}: {typ} exception {e['evidence'].get('exception')} != {exc}")
+            raise PlayIntentError(f"{scenario}: {typ} exception {e['evidence'].get('exception')} != {exc}")
 
 
 # ----------------------------------------------------------------------------------
