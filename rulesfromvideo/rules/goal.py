@@ -160,6 +160,32 @@ def _deepest_measured(obs, seg: np.ndarray, depth: np.ndarray) -> int | None:
     return max(ok, key=lambda k: float(depth[k])) if ok else None
 
 
+def _depth_measured(obs, depth: np.ndarray, k: int, span: int = 3) -> bool:
+    """Whether the puck's depth on frame ``k`` rests on measurements: ``k`` measured, or between
+    a measured frame at most ``span`` frames before and one at most ``span`` after whose chord
+    gives the same depth within K sigma (and the track does not jump there, ``measured_near``).
+
+    A track coasted on while the puck was hidden is not evidence: on a render (no_goal_on_line,
+    broadcast, seed 606) the puck stopped on the line behind the goalkeeper, the track coasted
+    it 0.6 m into the net for nine frames and was measured again in front of the line one frame
+    after its deepest point — a measurement that near, alone, had made the coast decide a goal.
+    """
+    if not measured_near(obs, k, span):
+        return False
+    if obs.puck_measured[k]:
+        return True
+    ok = obs.puck_measured & np.isfinite(depth)
+    before = [j for j in range(k - 1, max(-1, k - span - 1), -1) if ok[j]]
+    after = [j for j in range(k + 1, min(obs.n_frames, k + span + 1)) if ok[j]]
+    if not before or not after:
+        return False
+    lo, hi = before[0], after[0]
+    w = float((obs.t_s[k] - obs.t_s[lo]) / (obs.t_s[hi] - obs.t_s[lo]))
+    chord = float(depth[lo] + w * (depth[hi] - depth[lo]))
+    sig = float(max(obs.sigma_smoothed_m[lo], obs.sigma_smoothed_m[hi], obs.sigma_smoothed_m[k]))
+    return abs(float(depth[k]) - chord) <= K_SIGMA * sig
+
+
 def _lost_event(ctx: RuleContext, att: str, c: Crossing, k_back: int, lead: np.ndarray) -> dict[str, Any]:
     """The ``inconclusive`` goal of a puck lost moving into the goal mouth (``_lost_arrivals``)."""
     obs = ctx.obs
@@ -270,7 +296,7 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
     if lt is not None:
         k = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
-    if not measured_near(obs, km, span=3):
+    if not _depth_measured(obs, depth, km, span=3):
         kg = _deepest_measured(obs, seg, depth)
         if dmax > 0 and kg is not None and below:
             # The deepest point was inferred (a track coasted on into the net), but a measured

@@ -469,6 +469,34 @@ def test_906_a_coasted_crossing_alone_is_no_goal_call():
     assert "deepest point" in g[0]["evidence"]["reason"]
 
 
+def test_906_a_coast_into_the_net_that_the_next_measurement_contradicts_is_no_goal():
+    """906 1: the puck slides at 3 m/s to a stop on the line (its centre 0.6 cm short of entirely
+    across), hidden behind the goalkeeper; the source coasts it on (``measured: false``) 0.3 m
+    into the net for nine frames, then measures it again 0.5 m in front of the line, swept out.
+    The deepest point rests on the coast alone — the measurement one frame after it says the
+    puck was elsewhere — so it decides nothing (a render, no_goal_on_line broadcast seed 606, was
+    a wrong decisive goal this way): inconclusive, never goal."""
+    x_stop = 26.025 + R - 0.006
+    f_stop, f_back = 40, 50  # on the line from frame 40; coasted 41-49; seen again from 50
+
+    def puck(t):
+        f = int(round(t * 30))
+        if f <= f_stop:
+            return (x_stop - 3.0 * (f_stop - f) / 30, 0.4)
+        if f < f_back:
+            return (x_stop + 3.0 * (f - f_stop) / 30, 0.4)  # the source's coast
+        return (x_stop - 0.5 - 2.4 * (f - f_back) / 30, 0.4 + 3.0 * (f - f_back) / 30)  # swept out
+
+    c = Clip(2.0)
+    c.puck = puck
+    c.inferred = set(range(f_stop + 1, f_back))
+    c.player(1, "home", still(21.0, 0.4)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    g = of_type(c.run(), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive"
+    assert "deepest point" in g[0]["evidence"]["reason"]
+
+
 def test_906_a_peak_of_coasted_and_gap_filled_positions_is_no_arrival():
     """906 1: the puck, measured moving diagonally towards the goal line (it would pass wide of
     the post), stops 1.3 m short of it: the source coasts it three frames on (``measured:
