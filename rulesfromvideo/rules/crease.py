@@ -144,6 +144,16 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         verdict = "inconclusive"
         ev["reason"] = ("a player of the attacking team labelled goalkeeper sits at this goal: "
                         "he may be an attacker in the crease")
+    # "Clear" needs every attacker placed: with fewer attacking skater tracks seen at the goal
+    # than the team has skaters on the ice (GAME.json strength), one never seen may sit in the
+    # crease hidden in another's blob (a render, goal_crease_occupied goalcam seed 609: the
+    # attacker in the crease merged with the goalkeeper into one "goalkeeper" track).
+    n_on_ice = ctx.game.strength_at(t)[0 if att == "home" else 1]
+    if verdict == "clear" and len(per) < n_on_ice:
+        verdict = "inconclusive"
+        ev["attackers_placed"] = f"{len(per)} of {n_on_ice}"
+        ev["reason"] = (f"{len(per)} of the attacking team's {n_on_ice} skaters placed at the goal: "
+                        "one not seen may be in the crease")
     if verdict == "clear" and (len(gk_here) > 1 or unknown_here):
         verdict = "inconclusive"
         ev["defending_goalkeepers_at_this_goal"] = gk_here

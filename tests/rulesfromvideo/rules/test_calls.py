@@ -645,8 +645,12 @@ def test_906_puck_lost_wide_of_the_posts_or_moving_away_gives_no_event():
 
 
 def _crease_clip(blades, footprint):
+    """``goal_clip`` with a second attacker (``blades``, ``footprint``) and the attacking team's
+    other three skaters out at the blue line: all five placed at the goal (907 a4 "clear" needs it)."""
     c = goal_clip(0.3)
     c.player(2, "home", blades, footprint=footprint)
+    for j, y in enumerate((-8.0, -2.0, 8.0)):
+        c.player(61 + j, "home", still(9.5, y))
     return c
 
 
@@ -816,3 +820,17 @@ def test_907_a4_a_second_defending_goalkeeper_or_an_unknown_skater_at_the_goal_k
     e = with_players((30, "away", (25.6, 0.0), "goalkeeper"), (32, None, (24.8, 1.2), "skater"))
     assert e["verdict"] == "inconclusive" and "32" in e["evidence"]["unknown_team_at_this_goal"]
     assert with_players((30, "away", (25.6, 0.0), "goalkeeper"), (33, "away", (24.8, 1.2), "skater"))["verdict"] == "clear"
+
+
+def test_907_a4_clear_needs_every_attacker_placed():
+    """907 a4 is about any attacking player: with four of the attacking team's five skaters
+    (GAME.json strength, 702) seen at the goal, the fifth may sit in the crease hidden in
+    another's blob (a render, goal_crease_occupied goalcam seed 609: the attacker in the crease
+    and the goalkeeper were one "goalkeeper" track, and the crease was called clear by 3.3 m).
+    Undecided; with the team short-handed to four, clear."""
+    c = _crease_clip(still(15.0, 5.0), None)
+    c.players = [pl for pl in c.players if pl[0] != 63]
+    e = of_type(c.run(), "crease")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["attackers_placed"] == "4 of 5"
+    c.game["strength"] = [{"t": 0.0, "home": 4, "away": 5}]
+    assert of_type(c.run(), "crease")[0]["verdict"] == "clear"
