@@ -1691,11 +1691,11 @@ class FrameTracker:
                 "id": int(tr.id),
                 "team": team,
                 "role": tr.role,
-                "blades": [[round(float(b[0]), 4), round(float(b[1]), 4)] for b in blades],
+                "blades": _blades_record(blades),
             })
             if tr.tentative:
-                self._player_backfill += [{"frame": int(f), "player": {**out[-1], "blades": [
-                    [round(float(b[0]), 4), round(float(b[1]), 4)] for b in bl]}} for f, bl in tr.tentative]
+                self._player_backfill += [{"frame": int(f), "player": {**out[-1], "blades": _blades_record(bl)}}
+                                          for f, bl in tr.tentative]
                 tr.tentative = []
         return out
 
@@ -2052,6 +2052,11 @@ def _merge_zero_filled(a: Detections, b: Detections) -> Detections:
             if k not in x.data:
                 x.data[k] = np.zeros((len(x),) + np.asarray(v).shape[1:])
     return Detections.merge([a, b])
+
+
+def _blades_record(blades: np.ndarray) -> list[list[float]]:
+    """(2, 2) blade points, rink m, as a ``tracks.jsonl`` record writes them (to 0.1 mm)."""
+    return [[round(float(b[0]), 4), round(float(b[1]), 4)] for b in blades]
 
 
 def _with_streak_keys(d: Detections) -> Detections:

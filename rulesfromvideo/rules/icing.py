@@ -113,7 +113,7 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     (``_unseen_slack_bound``), and a skater of unknown team may be an opponent: either keeps the
     exception undecided unless his bound rules him out. So does a defending team with fewer
     skater tracks in the clip than it has skaters on the ice (GAME.json ``strength``): one of
-    them was never seen. On a render (`icing_opponent_could_play`, seed 523) the defender
+    them was never seen. On a render (``icing_opponent_could_play``, seed 523) the defender
     who could play stood deep in the zone out of the picture until after the contact, and the
     call was a wrong decisive icing.
     """
@@ -126,10 +126,12 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
     crease = ctx.crease(-ctx.attack[dfn])
     sig = float(obs.sigma_smoothed_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
-    best, who, best_crease, unplaced = np.inf, None, np.inf, False
+    # best: the least slack of the defending skaters; maybe: of those who can only make it undecided
+    # (a "skater" in the goalkeeper's place, a skater of unknown team)
+    best, who, maybe, unplaced = np.inf, None, np.inf, False
     defenders = team_players(obs, dfn, skaters_only=True)
-    unknown = [k for k in team_players(obs, "", skaters_only=True)]
-    for k in defenders + unknown:
+    unknown = set(team_players(obs, "", skaters_only=True))
+    for k in defenders + sorted(unknown):
         q = interp_time(obs.blades_rink_m[k].mean(axis=1), obs, t_c)  # his seat at the contact
         if not np.isfinite(q).all():
             if ok.any() and tri(-_unseen_slack_bound(obs, k, t_c, path[ok], reach), sig) is not False:
@@ -141,13 +143,13 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
         seats = obs.blades_rink_m[k, frames].mean(axis=1)
         seats = seats[np.isfinite(seats).all(axis=1)]
         if k in unknown or (len(seats) and bool(np.all(point_depth(seats, crease) > 0))):
-            best_crease = min(best_crease, float(slack.min()))
+            maybe = min(maybe, float(slack.min()))
         elif slack.min() < best:
             best, who = float(slack.min()), obs.player_ids[k]
     verdict = tri(-best, sig) if np.isfinite(best) else False
     n_on_ice = ctx.game.strength_at(t_c)[0 if dfn == "home" else 1]
     if verdict is not True and (unplaced or len(defenders) < n_on_ice
-                                or (np.isfinite(best_crease) and tri(-best_crease, sig) is not False)):
+                                or (np.isfinite(maybe) and tri(-maybe, sig) is not False)):
         verdict = None  # someone who may be an opponent able to play it is not placed
     return verdict, best, who
 
