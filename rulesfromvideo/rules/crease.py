@@ -100,23 +100,25 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
     # A track of the attacking team labelled goalkeeper at this goal is an attacker taken for the
     # goalkeeper (the tracker names whoever sits in front of a goal its goalkeeper), or the
     # goalkeeper with the wrong colour: either way it may be an attacker in the crease.
-    labelled_gk: dict[str, float] = {}
-    for k in team_players(obs, att):
-        if obs.player_role[k] == "goalkeeper":
+    def at_crease(players: list[int]) -> dict[str, float]:
+        """{id: depth m} of ``players`` whose sled may reach the crease (3 sigma and a sled's reach)."""
+        out = {}
+        for k in players:
             depth = _crease_depth(ctx, area, k, i, frac, near, kind)
             if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
-                labelled_gk[str(obs.player_ids[k])] = depth[0]
+                out[str(obs.player_ids[k])] = depth[0]
+        return out
+
+    def goalkeepers(team: str) -> list[int]:
+        return [k for k in team_players(obs, team) if obs.player_role[k] == "goalkeeper"]
+
+    labelled_gk = at_crease(goalkeepers(att))
     # A team has one goalkeeper: a second track of the defending team labelled goalkeeper at this
     # goal, or a track of unknown team there, is someone the tracker could not tell apart — he
     # may be an attacker in the crease (a render, goal_crease_occupied goalcam seed 549: the
     # attacker in the crease beside the goalkeeper was taken for a second home goalkeeper).
-    gk_here, unknown_here = {}, {}
-    for k in team_players(obs, ctx.opponent(att)) + team_players(obs, ""):
-        if obs.player_team[k] != "" and obs.player_role[k] != "goalkeeper":
-            continue
-        depth = _crease_depth(ctx, area, k, i, frac, near, kind)
-        if depth is not None and depth[0] > -(K_SIGMA * depth[2] + SLED_BEYOND_BLADES_M[kind]):
-            (unknown_here if obs.player_team[k] == "" else gk_here)[str(obs.player_ids[k])] = depth[0]
+    gk_here = at_crease(goalkeepers(ctx.opponent(att)))
+    unknown_here = at_crease(team_players(obs, ""))
     ev: dict[str, Any] = {"goal_t": t, "decisive_frame": int(obs.frame[near]),
                           "frame_interval": [int(obs.frame[i]), int(obs.frame[i + 1])],
                           "depths_m": per, "stick": "not tracked: 907 a4's stick clause not checked"}
