@@ -158,20 +158,34 @@ def _ice_colour(lab: np.ndarray) -> tuple[np.ndarray, float] | None:
         return None
     # Pixels clipped at the sensor's white have lost their chroma and say nothing of the
     # ice's tint (their spread is nil): left out while enough unclipped bright ones remain
-    # (``segment_markings`` takes them as ice-like when near neutral).
+    # (``segment_markings`` takes them as ice-like when near neutral) — unless those hold no
+    # large surface of one colour: then the clipped white is the ice (an over-exposed rink
+    # beside a speckled crowd from above, fresh render 764, found no ice at all).
     unclipped = bright & (L < CLIPPED_L)
     if unclipped.sum() >= 0.05 * len(sub):
-        bright = unclipped
+        est = _chroma_mode(L, a, b, unclipped)
+        if est is not None:
+            return est
+    return _chroma_mode(L, a, b, bright)
+
+
+def _chroma_mode(L: np.ndarray, a: np.ndarray, b: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The ice colour among the selected sample pixels (``_ice_colour``), or None.
+
+    Args:
+        L, a, b: (N,) Lab samples, a* and b* centred on 0.
+        sel: (N,) bool, the bright pixels to take the mode of.
+    """
     # The mode is taken over brightness-weighted counts: a dark crowd or dark boards that
     # fill more of a wide view than the ice (an overhead camera seeing the stands) must
     # not outvote the brightest large surface.
-    wt = (L[bright] / 255.0) ** ICE_MODE_BRIGHTNESS_POWER
-    hist, ae, be = np.histogram2d(a[bright], b[bright], bins=45, range=[[-45, 45], [-45, 45]], weights=wt)
+    wt = (L[sel] / 255.0) ** ICE_MODE_BRIGHTNESS_POWER
+    hist, ae, be = np.histogram2d(a[sel], b[sel], bins=45, range=[[-45, 45], [-45, 45]], weights=wt)
     hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 1.0)
     ia, ib = np.unravel_index(int(np.argmax(hist)), hist.shape)
     a0, b0 = (ae[ia] + ae[ia + 1]) / 2, (be[ib] + be[ib + 1]) / 2
-    near = bright & (np.hypot(a - a0, b - b0) < 6.0)
-    if near.sum() < 0.03 * len(sub):
+    near = sel & (np.hypot(a - a0, b - b0) < 6.0)
+    if near.sum() < 0.03 * len(L):
         return None
     # Within that colour, ice is the brighter mode (boards share it, shadows do not).
     Ln = L[near]

@@ -168,3 +168,21 @@ def test_width_of_a_thin_line_with_a_net_and_jersey_of_its_colour_joined_to_it()
     lines = fit_lines(mask, "red", 0.25 * H)
     assert len(lines) == 1
     assert lines[0].width_px < 4.0  # 2 px drawn, ~3 px across its slanted raster
+
+
+def test_an_over_exposed_rink_beside_a_speckled_crowd_is_the_ice():
+    # A wide overhead view of an NHL rink (fresh render 764): the ice is clipped to neutral
+    # white everywhere, the stands around it are a speckle of many dim colours. The unclipped
+    # bright pixels are all crowd and hold no surface of one colour: the clipped white is the
+    # ice, not "no ice in view".
+    rng = np.random.default_rng(764)
+    lab = np.stack([rng.integers(60, 130, (H, W)), rng.integers(100, 156, (H, W)),
+                    rng.integers(100, 156, (H, W))], axis=2).astype(np.uint8)
+    frame = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)
+    frame[60:300, 100:540] = (255, 255, 255)  # the ice, 46 % of the frame, clipped
+    frame[60:300, 316:324] = (40, 40, 200)  # the centre red line on it
+    masks = segment_markings(frame)
+    assert masks.has_ice, masks.ice_fraction
+    assert masks.ice_lab[0] >= 250, masks.ice_lab
+    assert masks.ice[180, 200] == 255 and masks.ice[20, 20] == 0
+    assert masks.red[180, 320] == 255
