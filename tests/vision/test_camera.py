@@ -167,6 +167,19 @@ def test_overhead_sees_the_whole_rink(seed, spec):
     assert b[0] > a[0]
 
 
+@pytest.mark.parametrize("seed", [746, 364, 0, 1, 2, 3])
+def test_overhead_keeps_plus_x_to_the_right(seed, spec):
+    # Seed 746 hung the camera 0.18 m off in x and 0.04 m in y over centre ice: looking down,
+    # the picture turned 79°, the rink's long axis up it. The preset's image is turned at most
+    # 30° (the roll takes the excess back), and still sees the whole rink.
+    cam = make_rig("overhead", spec, seed=seed, width=1280, height=720).camera_at(0.0)
+    a, b = cam.project([[-10.0, 0.0, 0.0], [10.0, 0.0, 0.0]])
+    turn = math.degrees(math.atan2(-(b[1] - a[1]), b[0] - a[0]))  # image y points down
+    assert abs(turn) <= 30.0 + 0.1, turn
+    corners = np.array([[sx * spec.length_m / 2, sy * spec.width_m / 2, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
+    assert cam.sees(corners).all()
+
+
 def test_rig_distortion_is_mild_and_make_rigs_is_independent_per_preset(spec):
     for seed in range(20):
         for preset in PRESETS:

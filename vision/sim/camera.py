@@ -28,6 +28,9 @@ import numpy as np
 PRESETS: tuple[str, ...] = ("broadcast", "blueline", "goalcam", "overhead")
 
 _Z_UP = np.array([0.0, 0.0, 1.0])
+# The overhead preset's image is turned at most this much from rink +x (``_overhead_roll``): the
+# registration's convention puts +x to the right; near 90° nothing in the picture says which end is +x.
+OVERHEAD_MAX_TURN_DEG = 30.0
 
 
 @dataclass
@@ -241,6 +244,26 @@ def _fit_fov(
     return math.degrees(2.0 * math.atan((width / 2.0) / f))
 
 
+def _image_turn_deg(cam: "Camera") -> float:
+    """Angle of the image's +x axis on the ice from rink +x, degrees (counter-clockwise from above)."""
+    return math.degrees(math.atan2(cam.R[0, 1], cam.R[0, 0]))
+
+
+def _overhead_roll(position: np.ndarray, target: np.ndarray, roll_deg: float, width: int, height: int) -> float:
+    """The overhead rig's roll, with the image turned at most ``OVERHEAD_MAX_TURN_DEG`` from +x.
+
+    Looking nearly straight down, ``Camera.from_look_at`` turns the image with the direction of
+    the camera's small offset from above its target: a camera 0.18 m off in x and 0.04 m in y
+    (seed 746) saw the rink turned 79°, long axis up the picture, against the preset's "+x to the
+    right". The excess is taken back by the roll; a view within the limit keeps its roll.
+    """
+    turn = _image_turn_deg(Camera.from_look_at(position, target, 60.0, width, height, roll_deg=roll_deg))
+    excess = turn - float(np.clip(turn, -OVERHEAD_MAX_TURN_DEG, OVERHEAD_MAX_TURN_DEG))
+    # A positive roll turns the picture clockwise, the ice's +x counter-clockwise in it: one
+    # degree of roll takes one of turn (to a hundredth of a degree this near vertical).
+    return roll_deg + excess
+
+
 def _damped_step(x: float, v: float, target: float, omega: float, dt: float) -> tuple[float, float]:
     """Exact critically damped spring step towards a target held constant over dt."""
     c1 = x - target
@@ -413,6 +436,8 @@ def make_rig(
     else:  # overhead
         pos = np.array([rng.uniform(-1.0, 1.0), -rng.uniform(0.0, 6.0), rng.uniform(34.0, 45.0)])
         aim = np.array([0.0, 0.0, 0.0])
+        roll = _overhead_roll(pos, aim, roll, width, height)
+        params["roll_deg"] = roll
         corners = np.array([[sx * L / 2.0, sy * W / 2.0, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
         fov = _fit_fov(pos, aim, corners, width, height, roll, fill=rng.uniform(0.88, 0.96))
         params.update(position_m=pos.tolist(), target_m=aim.tolist(), fov_deg=fov)
