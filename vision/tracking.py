@@ -317,7 +317,7 @@ class PlayerTrack:
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
     birth_boards_m: float = float("inf")  # distance from the birth position to the boards, m
     cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
-    model_looks: int = 0  # learned-detector checks that found a sledge on this track of no team
+    model_looks: int = 0  # learned-detector checks that found a sledge on this track (of no team, or still)
     model_checks: int = 0  # ... of all checks of it (where the model sees the moving players)
     # (frame, (2, 2) blades rink m) of the frames it was tentative on: its record there once it is
     # first reported (``FrameObservation.player_backfill``).
@@ -1639,8 +1639,9 @@ class FrameTracker:
         """Whether a still track at ``xy_rink_m`` (2,) m lies on paint in the ice (a logo,
         ``_check_shapes``); the first time, its id goes into this frame's ``player_retractions``
         (its held records go too)."""
-        if tr.max_disp_m >= PAINT_STILL_M or xy_rink_m is None or not self.paint.is_paint(xy_rink_m):
-            return False
+        if tr.max_disp_m >= PAINT_STILL_M or xy_rink_m is None or tr.model_looks > 0 \
+                or not self.paint.is_paint(xy_rink_m):
+            return False  # a track the model saw as a sledge is one, whatever its spot became
         if tr.id not in self._retracted:
             self._retracted.add(tr.id)
             self._retract_now.append(tr.id)
@@ -1834,8 +1835,9 @@ class FrameTracker:
             else:
                 if tr.max_disp_m >= self.players.min_move_m:
                     moving.append(j)  # the players the model should see here
-                if tr.max_disp_m < PAINT_STILL_M and not at_goal and self.paint.undecided(xy[j]):
-                    suspects.append(j)  # still, or jittering as a logo's blob does
+                if tr.max_disp_m < PAINT_STILL_M and not at_goal and tr.model_looks == 0 \
+                        and self.paint.undecided(xy[j]):
+                    suspects.append(j)  # still, or jittering as a logo's blob does; not yet seen
         if not (suspects or unknown) or len(moving) < 2:
             return
         shared = self._learned_run is not None and self._learned_run[0] == frame_index
@@ -1863,10 +1865,11 @@ class FrameTracker:
         for j in suspects:
             if j in seen:  # jittering: its look may be a player passing by, its clear miss counts
                 looked = seen[j]
-            else:  # still: a look rules the spot out for good
+            else:  # still: a look clears the spot while the sledge stays, and this track for good
                 looked = _contact_in_box(uv[j], boxes)
                 if looked:
                     self.paint.vote(xy[j], True)
+                    tracks[int(dets.tracker_id[j])].model_looks += 1
             if not looked and not _contact_in_box(uv[j], faint.xyxy[bodies]):
                 self.paint.vote(xy[j], False)  # a clear miss: not even a faint sledge there
         for j in unknown:
@@ -1894,37 +1897,41 @@ class PaintMap:
     Paint in the ice stays where it is, so the checks of every still track born on it add up,
     however often its track breaks and restarts; players move on and leave their looks behind.
     A spot (a square and its eight neighbours) is paint once ``PAINT_CHECKS`` checks there found
-    no sledge and none found one; decided once that holds or one check found a sledge.
+    no sledge since the last one that found one. A look clears a spot only until the sledge seen
+    there has gone: a player waiting on a centre-ice logo for a face-off made it a player's spot for
+    the rest of a 60 s free play before stop 42, and the logo's letters in the away team's blue
+    stayed away players beside him (fresh render 782).
     """
 
     def __init__(self) -> None:
-        self._cells: dict[tuple[int, int], list[int]] = {}  # (ix, iy) -> [looks, misses]
+        self._cells: dict[tuple[int, int], list] = {}  # (ix, iy) -> [last look's number, [misses' numbers]]
+        self._n = 0  # checks voted so far: their order
 
     @staticmethod
     def _cell(xy_rink_m: np.ndarray) -> tuple[int, int]:
         return int(np.floor(xy_rink_m[0] / PAINT_CELL_M)), int(np.floor(xy_rink_m[1] / PAINT_CELL_M))
 
     def vote(self, xy_rink_m: np.ndarray, sledge_seen: bool) -> None:
-        c = self._cells.setdefault(self._cell(xy_rink_m), [0, 0])
-        c[0 if sledge_seen else 1] += 1
+        self._n += 1
+        c = self._cells.setdefault(self._cell(xy_rink_m), [0, []])
+        if sledge_seen:
+            c[0] = self._n
+        else:
+            c[1].append(self._n)
 
-    def _spot(self, xy_rink_m: np.ndarray) -> tuple[int, int]:
+    def _misses_since_look(self, xy_rink_m: np.ndarray) -> int:
+        """Checks of the spot around ``xy_rink_m`` that found no sledge since the last that found one."""
         ix, iy = self._cell(xy_rink_m)
-        looks = misses = 0
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                c = self._cells.get((ix + dx, iy + dy))
-                if c is not None:
-                    looks, misses = looks + c[0], misses + c[1]
-        return looks, misses
+        cells = [c for c in (self._cells.get((ix + dx, iy + dy)) for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                 if c is not None]
+        last_look = max((c[0] for c in cells), default=0)
+        return sum(1 for c in cells for n in c[1] if n > last_look)
 
     def is_paint(self, xy_rink_m: np.ndarray) -> bool:
-        looks, misses = self._spot(xy_rink_m)
-        return looks == 0 and misses >= PAINT_CHECKS
+        return self._misses_since_look(xy_rink_m) >= PAINT_CHECKS
 
     def undecided(self, xy_rink_m: np.ndarray) -> bool:
-        looks, misses = self._spot(xy_rink_m)
-        return looks == 0 and misses < PAINT_CHECKS
+        return self._misses_since_look(xy_rink_m) < PAINT_CHECKS
 
 
 # Paint checks (``FrameTracker._check_shapes``, ``PaintMap``). On the tuning renders (seeds

@@ -1089,6 +1089,50 @@ def test_a_still_track_the_model_never_sees_as_a_sledge_is_paint(kit, case):
         assert model.calls == 0
 
 
+def test_a_spot_a_player_waited_on_is_paint_again_once_he_has_gone(kit):
+    """A home player waits still at a spot for 1.5 s and the model boxes him (a face-off on a
+    centre-ice logo); he skates off; from 2.5 s a still blob in the home colour that the model never
+    boxes lies on the same spot (the logo's letters, fresh render 782). The waiting player is
+    reported throughout; the blob is found to be paint once PAINT_CHECKS checks have missed it after
+    he left. Before stop 42 his look made the spot a player's for good and the blob stayed a
+    player to the end."""
+    from vision.tracking import PAINT_CHECKS
+
+    model = _FakeSledgeModel(kit.cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=model, puck_verifier=None)
+    H = np.linalg.inv(kit.cam.H_image_from_rink())
+    spot = (3.0, 2.0)
+    leave, logo_from, n = 45, 75, 240
+
+    def movers(f):
+        return (-4.0 + 0.1 * f, -3.0), (10.0 - 0.08 * f, 4.0)
+
+    waiting, logo = [], []
+    for f in range(n):
+        a, b = movers(f)
+        scene = {2: (a, 0.0, HOME), 3: (b, np.pi, AWAY)}
+        waiter = spot if f < leave else (spot[0] - 0.1 * (f - leave), spot[1] + 0.1 * (f - leave))
+        if f < leave or waiter[0] > -6.0:
+            scene[1] = (waiter, np.pi, HOME)
+        if f >= logo_from:
+            scene[4] = (spot, 0.0, HOME)
+        model.spots = [a, b] + ([waiter] if 1 in scene else [])
+        img, _ = kit.drawer.frame(scene)
+        obs = tracker.update(img, f, f / FPS, H)
+        near = [p for p in obs.players if np.linalg.norm(np.mean(p["blades"], axis=0) - spot) < 0.6]
+        if f < leave:
+            waiting.append(bool(near))
+        elif f >= logo_from:
+            logo.append(bool(near))
+    assert all(waiting[15:])  # the waiting player, reported while he waits
+    assert any(logo[:30])  # the logo blob is reported at first (a still player, as far as anyone knows)
+    assert not logo[-1], "the blob is found to be paint"
+    gone = len(logo) - logo[::-1].index(True)  # from here on never a player again
+    # Paint after PAINT_CHECKS checks (one per ``_gk_every`` frames) since he left.
+    assert logo_from + gone < leave + (PAINT_CHECKS + 6) * tracker._gk_every
+    assert tracker.paint.is_paint(np.array(spot))
+
+
 def test_a_logo_whose_blob_jitters_is_checked_and_found_to_be_paint(kit):
     """A blob in the home colour that the model never boxes, as a logo whose blob changes with
     the view: it swings 1.2 m either side of where it began (more than min_move_m, never
@@ -1157,7 +1201,9 @@ def test_a_logo_found_to_be_paint_leaves_the_written_records_too(kit):
 
 def test_paint_map_adds_up_the_checks_of_a_spot():
     """Checks add up over a square and its eight neighbours (a logo's track restarts nearby);
-    one look at a sledge there rules paint out for good; a spot two squares away is separate."""
+    a look at a sledge there clears the spot until PAINT_CHECKS more checks find none (the player
+    who waited on a centre-ice logo for a face-off has gone, the logo stays: fresh render 782); a
+    spot two squares away is separate."""
     from vision.tracking import PAINT_CELL_M, PAINT_CHECKS, PaintMap
 
     pm = PaintMap()
@@ -1169,7 +1215,16 @@ def test_paint_map_adds_up_the_checks_of_a_spot():
     assert pm.is_paint(spot) and not pm.undecided(spot)
     assert not pm.is_paint(spot + np.array([3.0 * PAINT_CELL_M, 0.0]))  # beyond the neighbours
     pm.vote(spot + np.array([0.0, PAINT_CELL_M]), True)  # a sledge seen there after all
-    assert not pm.is_paint(spot) and not pm.undecided(spot)
+    assert not pm.is_paint(spot) and pm.undecided(spot)
+    for k in range(PAINT_CHECKS - 1):  # he has gone: the checks find the paint again
+        pm.vote(spot, False)
+        assert not pm.is_paint(spot)
+    pm.vote(spot - np.array([PAINT_CELL_M, 0.0]), False)
+    assert pm.is_paint(spot)
+    pm.vote(spot, True)  # a look in between starts the count again
+    for k in range(PAINT_CHECKS - 1):
+        pm.vote(spot, False)
+    assert not pm.is_paint(spot)
 
 
 @pytest.mark.parametrize("case", ["unseen", "seen", "blind"])
