@@ -199,12 +199,18 @@ def _write_manifest(out: Path, manifest: dict) -> None:
 
 
 def load_manifest(suite_dir: str | Path) -> dict:
-    """``suite.json`` of a rendered suite.
+    """``suite.json`` of a rendered suite; without one, the manifest of the clips under the folder.
+
+    A folder of ``rulesfromvideo synth`` renders (each ``clip.mp4`` beside its ``truth.json``, at
+    any depth: a multi-camera play has a folder per camera) is scored like a suite: fresh renders
+    checked for wrong calls need no hand-written ``suite.json`` (``manifest_from_clips``).
 
     Raises:
-        ValueError: missing or malformed manifest.
+        ValueError: missing or malformed manifest, and no clip folders either.
     """
     p = Path(suite_dir) / "suite.json"
+    if not p.exists():
+        return manifest_from_clips(suite_dir)
     try:
         data = json.loads(p.read_text())
     except OSError as exc:
@@ -214,6 +220,40 @@ def load_manifest(suite_dir: str | Path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("clips"), list):
         raise ValueError(f"{p}: no 'clips' list")
     return data
+
+
+def manifest_from_clips(suite_dir: str | Path) -> dict:
+    """A ``suite.json``-shaped manifest of every ``clip.mp4`` + ``truth.json`` folder under ``suite_dir``.
+
+    Each clip's scenario, camera, seed and rink layout come from its ``truth.json``; its name is
+    its folder's path under ``suite_dir`` with ``/`` as ``__`` (``play/broadcast`` →
+    ``play__broadcast``), sorted by path.
+
+    Raises:
+        ValueError: no such folder, or a ``truth.json`` that is not a JSON object.
+    """
+    root = Path(suite_dir)
+    clips, size = [], (None, None)
+    for truth_path in sorted(root.glob("**/truth.json")):
+        d = truth_path.parent
+        if not (d / "clip.mp4").is_file():
+            continue
+        try:
+            truth = json.loads(truth_path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{truth_path}: not readable JSON ({exc})") from None
+        if not isinstance(truth, dict):
+            raise ValueError(f"{truth_path}: not a JSON object")
+        rel = d.relative_to(root).as_posix()
+        layout = (truth.get("rink") or {}).get("layout")
+        clips.append({"name": rel.replace("/", "__"), "dir": rel, "scenario": truth.get("scenario"),
+                      "camera": truth.get("camera"), "seed": truth.get("seed"), "look": None, "duration_s": None,
+                      "layout": layout if layout in ("nhl", "iihf") else None})
+        size = size if size[0] else (truth.get("width"), truth.get("height"))
+    if not clips:
+        raise ValueError(f"{root}: no suite.json and no clip folders (clip.mp4 beside truth.json) under it; "
+                         "render them with synth-suite or synth")
+    return {"version": 1, "width": size[0], "height": size[1], "clips": clips}
 
 
 def as_dicts() -> list[dict]:

@@ -1,6 +1,7 @@
 """``rulesfromvideo eval suite --suite DIR --pred DIR``: score a whole rendered suite.
 
-For every clip of ``DIR/suite.json`` (``rulesfromvideo synth-suite``) the three
+For every clip of ``DIR/suite.json`` (``rulesfromvideo synth-suite``; a folder of
+``rulesfromvideo synth`` clips without one is read clip by clip, ``suite.manifest_from_clips``) the three
 scorers run on the clip's predictions — ``calibration.evaluation`` (rink-space
 error, completeness, confidently wrong), ``vision.evaluation`` (puck recall and
 precision, blade error, IDF1, team accuracy) and
@@ -290,7 +291,8 @@ def add_eval_suite_parser(eval_subparsers) -> argparse.ArgumentParser:
     """Add ``eval suite``; its ``func`` returns the exit code."""
     p = eval_subparsers.add_parser("suite", help="score a rendered suite (synth-suite) and its batch predictions",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", type=Path, required=True, help="folder written by synth-suite (suite.json)")
+    p.add_argument("--suite", type=Path, required=True,
+                   help="folder written by synth-suite (suite.json), or any folder of synth clips (clip.mp4 + truth.json)")
     p.add_argument("--pred", type=Path, required=True, help="folder written by batch 'SUITE/**/clip.mp4' --out PRED")
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     p.set_defaults(func=cmd_eval_suite)

@@ -146,6 +146,31 @@ def test_a_wrong_verdict_costs_f1_and_a_missing_clip_is_reported(mini_suite, tmp
     assert res["missing"] == [json.loads((root / "suite" / "suite.json").read_text())["clips"][1]["name"]]
 
 
+def test_a_folder_of_synth_clips_without_a_manifest_is_scored_clip_by_clip(mini_suite, tmp_path, capsys):
+    """Fresh renders made one by one with ``synth`` (no ``suite.json``) are scored as a suite: each
+    clip's scenario, camera, seed and layout read from its truth.json, the same figures as with the
+    manifest; a folder with no clips at all is a clear error."""
+    import shutil
+
+    from rulesfromvideo.suite import load_manifest
+
+    root, manifest = mini_suite
+    renders = tmp_path / "renders"
+    shutil.copytree(root / "suite", renders, ignore=shutil.ignore_patterns("suite.json"))
+    derived = load_manifest(renders)
+    assert [(c["name"], c["dir"], c["scenario"], c["camera"], c["seed"]) for c in derived["clips"]] == \
+        [(c["name"], c["dir"], c["scenario"], c["camera"], c["seed"]) for c in manifest["clips"]]
+    assert (derived["width"], derived["height"]) == (320, 180)
+    _perfect_predictions(root / "suite", tmp_path / "pred")  # batch's folder names: the same clips
+    with_manifest = evaluate_suite(root / "suite", tmp_path / "pred")
+    without = evaluate_suite(renders, tmp_path / "pred")
+    assert not without["missing"]
+    assert without["pooled"]["all"] == with_manifest["pooled"]["all"]
+    (tmp_path / "empty").mkdir()
+    rc = main(["eval", "suite", "--suite", str(tmp_path / "empty"), "--pred", str(tmp_path / "pred")])
+    assert rc == 2 and "no suite.json and no clip folders" in capsys.readouterr().err
+
+
 def test_close_entry_margin_errors_are_predicted_minus_true_over_matched_close_entries():
     """903 b1 margins, hand-made: a close offside read 4 cm deeper and a close onside read 2 cm
     short (inconclusive still states its margin); an entry far from the line, one without a
