@@ -1,7 +1,9 @@
 """The calibration stage in a process of its own, for `rulesfromvideo.pipeline.calibrations`.
 
 ``python -m rulesfromvideo.calibration_worker VIDEO GAME.json FPS [--camera-profile P]
-[--max-frames N]`` decodes the video and, for every frame in order, calibrates it and builds
+[--max-frames N]`` decodes the video and, for every frame in order, calibrates it (frames it
+cannot register are held, up to ``calibration.backfill.BACKFILL_MAX_S``, and tracked backwards from the next frame it
+registers: `calibration.backfill`) and builds
 the vision stage's per-frame scene (`vision.frame_scene.SceneBuilder`: the ice model and the
 max channel, which depend on the frame and its calibration only), and sends
 ``(frame index, frame_bgr, calibration.registration.CalibrationResult,
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
         import cv2
 
+        from calibration.backfill import BACKFILL_MAX_S, BackwardFill
         from calibration.concurrency import use_side_thread
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
@@ -65,12 +68,16 @@ def main(argv: list[str] | None = None) -> int:
             profile = CameraProfile.load(args.camera_profile)
         rink = RinkModel(GameDescriptor.from_file(args.game).rink_spec())
         calibrator = Calibrator(rink, camera_profile=profile, fps=args.fps)
+        # Offline: frames it cannot register are held and tracked backwards from the next it does.
+        filler = BackwardFill(calibrator, max_frames=int(round(BACKFILL_MAX_S * args.fps)))
         scenes = SceneBuilder(rink)
         for index, frame_bgr in iter_frames(args.video):
             if args.max_frames is not None and index >= args.max_frames:
                 break
-            calib = calibrator.update(frame_bgr, index)
-            writer.send((index, frame_bgr, calib, scenes.build(frame_bgr, calib)))
+            for i, frame, calib in filler.push(index, frame_bgr):
+                writer.send((i, frame, calib, scenes.build(frame, calib)))
+        for i, frame, calib in filler.flush():
+            writer.send((i, frame, calib, scenes.build(frame, calib)))
         writer.send(None)
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
         return 130

@@ -345,11 +345,18 @@ def calibrations(video_path: str | Path, game_path: str | Path, fps: float,
 def calibrate_frames(frames, calibrator, max_frames: int | None) -> Iterator[tuple[int, Any, Any, None]]:
     """(index, frame_bgr, `CalibrationResult`, None) for each (index, frame_bgr) of ``frames``, in
     order, in this process (``analyze(parallel=False)``; the tracker then builds each frame's
-    scene itself)."""
+    scene itself). Frames the calibrator cannot register are held and tracked backwards from the
+    next it registers (`calibration.backfill`), as the calibration process does."""
+    from calibration.backfill import BACKFILL_MAX_S, BackwardFill
+
+    filler = BackwardFill(calibrator, max_frames=int(round(BACKFILL_MAX_S * calibrator.fps)))
     for index, frame_bgr in frames:
         if max_frames is not None and index >= max_frames:
-            return
-        yield index, frame_bgr, calibrator.update(frame_bgr, index), None
+            break
+        for i, frame, calib in filler.push(index, frame_bgr):
+            yield i, frame, calib, None
+    for i, frame, calib in filler.flush():
+        yield i, frame, calib, None
 
 
 def _obs_dict(obs) -> dict:
