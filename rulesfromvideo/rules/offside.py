@@ -17,7 +17,9 @@ the call open (inconclusive) unless he cannot have reached the zone: from his
 nearest sightings before and after, at a sledge's top speed, his deepest blade
 stays more than K sigma short of the line, or every skater of his team is seen at the
 crossing (as many distinct skater tracks as GAME.json's ``strength`` puts on the ice:
-he is then one of them under another track, or not of that team).
+he is then one of them under another track, or not of that team). Onside also needs as many
+skater tracks of the attacking team in the clip as it has skaters on the ice: one never tracked
+may be offside.
 Sigma per player: puck and blade position sigma plus the crossing-time sigma
 times the blade's speed along x; the frame interval's ``|v| * dt / 2`` bound is
 recorded as ``timing_bound_m``.
@@ -31,7 +33,7 @@ import numpy as np
 
 from rulesfromvideo.rules.common import (
     HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at, crossing_time_sigma,
-    interp_at, last_touch_before, make_event, measured_near, same_puck_possible, up_crossings,
+    interp_at, last_touch_before, make_event, measured_near, same_puck_possible, team_players, up_crossings,
 )
 from rulesfromvideo.rules.context import RuleContext
 
@@ -296,6 +298,15 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         ev["blades_missing"] = missing
     if unknown_team:
         ev["team_unknown_could_be_offside"] = unknown_team
+    # "Onside" is a claim about every attacker: one the footage never showed (no track in the
+    # whole clip) may be the offside one. Fewer skater tracks of the attacking team than it has
+    # skaters on the ice (GAME.json strength) leaves onside undecided (fresh render 825: the
+    # attacker offside by 0.39 m was never tracked, the four tracked were 3.7-11 m short).
+    n_on_ice = ctx.game.strength_at(float(obs.t_s[i]))[0 if att == "home" else 1]
+    untracked = max(0, n_on_ice - len(team_players(obs, att, skaters_only=True)))
+    if untracked:
+        ev["attackers_never_tracked"] = untracked
+    never_seen_reason = f"{untracked} attacking skater(s) on the ice never tracked: one could be offside"
     if not measured_near(obs, i):
         # The instant is unknown, but it lies between two measurements: an entry is onside
         # when every attacker (and every skater of unknown team) stays short of the line at
@@ -310,6 +321,10 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             ev["reason"] = "puck not measured (or its track jumps) around the crossing"
             return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", None, np.inf, "903 b2", ev)
         margin, sigma, kmax = bound
+        if untracked:
+            ev["reason"] = never_seen_reason
+            ev["player"] = obs.player_ids[kmax]
+            return make_event(obs, "zone_entry", c.t_s, att, "inconclusive", margin, sigma, "903 b1", ev)
         ev["crossing_between_frames"] = [int(obs.frame[bracket[0]]), int(obs.frame[bracket[1]])]
         ev["note"] = "puck not measured at the crossing: every attacker short of the line at every frame between"
         ev["player"] = obs.player_ids[kmax]
@@ -320,7 +335,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         margin = max((v["depth"] for v in known.values()), default=None)
         sig = max((v["sigma"] for v in known.values()), default=float(obs.sigma_smoothed_m[i]))
         return make_event(obs, "zone_entry", c.t_s, att, "onside", margin, sig, "903 e", ev, conf=1.0)
-    if not cand and exempt and not unknown_team:
+    if not cand and exempt and not unknown_team and not untracked:
         # 903 b3 / d: the carrier is the only attacker; nobody can be offside.
         ev["reason"] = "only the exempt puck carrier attacked"
         ev["holder"] = obs.player_ids[exempt[0]]
@@ -342,7 +357,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             # 903 d: the only offside players may be the carrier that noise hid.
             verdict = "inconclusive"
             ev["reason"] = "the offside player may be the puck carrier (903 d)"
-    elif all_on and not missing and not unknown_team:
+    elif all_on and not missing and not unknown_team and not untracked:
         verdict = "onside"
     else:
         verdict = "inconclusive"
@@ -350,6 +365,8 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             ev["reason"] = "blades missing for a player who could be offside"
         elif unknown_team and all_on:
             ev["reason"] = "a skater of unknown team could be offside"
+        elif untracked and all_on:
+            ev["reason"] = never_seen_reason
     ev["player"] = obs.player_ids[kmax]
     ev["blades_rink_m"] = known[kmax]["blades"]
     ev["timing_bound_m"] = known[kmax]["timing_bound_m"]

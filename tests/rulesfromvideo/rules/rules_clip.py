@@ -88,6 +88,16 @@ class Clip:
         return run_rules(obs, game, rink)
 
 
+def bench(c, team="home", n_on_ice=5, x=-20.0):
+    """The rest of ``team``'s skaters on the ice (GAME.json's default strength, 702), still at
+    ``x`` (far in their own half when attacking +x): a clip whose few players stand for a full
+    team. An onside call needs every attacker placed (903 b1: one never tracked may be offside)."""
+    have = {pid for pid, t, role, _, _ in c.players if t == team and role == "skater"}
+    for k in range(n_on_ice - len(have)):
+        c.player(90 + k, team, still(x, -12.0 + 6.0 * k))
+    return c
+
+
 def of_type(events, typ):
     return [e for e in events if e["type"] == typ]
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from rules_clip import Clip, moving, of_type, still  # noqa: E402
+from rules_clip import Clip, bench, moving, of_type, still  # noqa: E402
 
 FAR = 8.816667  # IPC 60 m rink: attacking-zone edge of the +x blue line
 
@@ -33,7 +33,7 @@ CASES = [
 
 @pytest.mark.parametrize("clause,blades,verdict,margin", CASES, ids=[c[0][:40] for c in CASES])
 def test_903_b1_blades(clause, blades, verdict, margin):
-    ev = of_type(pass_entry(blades).run(), "zone_entry")
+    ev = of_type(bench(pass_entry(blades)).run(), "zone_entry")
     assert len(ev) == 1, clause
     e = ev[0]
     assert e["verdict"] == verdict, clause
@@ -52,7 +52,7 @@ def test_903_b3_backwards_carrier_in_control_is_onside():
     c.puck = lambda t: (6.0 + 3.0 * t - 1.0, 0.0)  # the stick is in front of him (towards -x)
     c.player(2, "home", carrier).player(3, "home", still(0.0, 5.0)).player(20, "away", still(20, 0))
     c.touches = {0: 2}
-    e = of_type(c.run(), "zone_entry")[0]
+    e = of_type(bench(c).run(), "zone_entry")[0]
     assert e["verdict"] == "onside" and e["rule"] == "903 b3"
     assert e["evidence"]["exempt"] == [2]
 
@@ -63,7 +63,7 @@ def test_903_d_carrier_ahead_of_puck_is_onside():
     c.puck = lambda t: (6.0 + 3.0 * t - 0.9, 0.6)
     c.player(2, "home", moving(6.0, 0.0, 3.0)).player(20, "away", still(20, 0))
     c.touches = {0: 2}
-    e = of_type(c.run(), "zone_entry")[0]
+    e = of_type(bench(c).run(), "zone_entry")[0]
     assert e["verdict"] == "onside" and e["rule"] == "903 d"
 
 
@@ -133,7 +133,7 @@ def test_unseen_attacker_far_behind_cannot_keep_the_call_open():
     0.4 s before the crossing (t = 0.885 s) cannot be there at a sledge's 6.9 m/s top speed."""
     c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
     c.player(3, "home", _seen_until(still(FAR - 10.0, -4.0), 0.5))
-    e = of_type(c.run(), "zone_entry")[0]
+    e = of_type(bench(c).run(), "zone_entry")[0]
     assert e["verdict"] == "onside"
     # Bound: depth at the last sighting (-10 m) + 6.9 m/s x (t_cross - 0.5 s).
     t_last = 15 / 30.0
@@ -163,9 +163,30 @@ def test_skater_of_unknown_team_deep_in_the_zone_blocks_an_onside_call():
 def test_skater_of_unknown_team_far_behind_the_line_does_not_matter():
     c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
     c.player(4, None, still(FAR - 6.0, -6.0))
-    e = of_type(c.run(), "zone_entry")[0]
+    e = of_type(bench(c).run(), "zone_entry")[0]
     assert e["verdict"] == "onside"
     assert "team_unknown_could_be_offside" not in e["evidence"]
+
+
+def test_an_attacker_never_tracked_keeps_an_onside_call_open():
+    """903 b1 is about every attacker, and GAME.json's strength (702) puts five on the ice: with
+    only the passer and the receiver ever tracked, both short of the line, a third never seen may
+    be the offside one (fresh render 825: the attacker 0.39 m offside had no track, the four
+    tracked were 3.7-11 m short, and the call was a wrong onside). With the other three tracked
+    far behind, onside."""
+    blades = lambda t: [[7.0, 6.1], [7.0, 5.9]]  # noqa: E731
+    e = of_type(pass_entry(blades).run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["attackers_never_tracked"] == 3
+    assert "never tracked" in e["evidence"]["reason"]
+    assert e["margin_m"] == pytest.approx(7.0 - FAR, abs=1e-4)  # the margin of those placed
+    e = of_type(bench(pass_entry(blades)).run(), "zone_entry")[0]
+    assert e["verdict"] == "onside" and "attackers_never_tracked" not in e["evidence"]
+    # Three tracked: open at full strength, onside in a 3-on-5 (GAME.json strength, two penalties).
+    c = bench(pass_entry(blades), n_on_ice=3)
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["attackers_never_tracked"] == 2
+    c.game["strength"] = [{"t": 0.0, "home": 3, "away": 5}]
+    assert of_type(c.run(), "zone_entry")[0]["verdict"] == "onside"
 
 
 def test_blade_model_error_keeps_a_narrow_offside_open():
@@ -230,7 +251,7 @@ def _run_unmeasured(c, frames):
      still(FAR - 6.0, 6.0), range(12, 45), "inconclusive"),
 ], ids=["far", "over", "crosses", "long"])
 def test_unmeasured_crossing_is_onside_only_if_it_holds_at_every_possible_instant(clause, receiver, hidden, verdict):
-    c = pass_entry(receiver)
+    c = bench(pass_entry(receiver))
     e = _run_unmeasured(c, set(hidden))
     assert len(e) == 1 and e[0]["verdict"] == verdict, clause
     if verdict == "onside":

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from rules_clip import Clip, of_type, still  # noqa: E402
+from rules_clip import Clip, bench, of_type, still  # noqa: E402
 
 R = 0.0381
 FAR = 8.816667
@@ -19,7 +19,7 @@ def entry_clip(receiver_x, speed, y):
     c.player(1, "home", still(-2.0, y)).player(2, "home", still(receiver_x, y + 4.0))
     c.player(20, "away", still(22.0, -6.0))
     c.touches = {0: 1}
-    return c
+    return bench(c)
 
 
 def verdicts(events):

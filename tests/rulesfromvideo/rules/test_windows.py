@@ -15,7 +15,7 @@ from rulesfromvideo.rules import run_rules
 from rulesfromvideo.rules.windows import run_rules_windowed
 
 sys.path.insert(0, str(Path(__file__).parent))
-from rules_clip import FPS, Clip, of_type, still  # noqa: E402
+from rules_clip import FPS, Clip, bench, of_type, still  # noqa: E402
 
 SMALL = {"single_pass_s": 15.0, "core_s": 10.0, "lead_s": 5.0, "tail_s": 5.0}
 R = 0.0381  # puck radius, m (501)
@@ -69,7 +69,7 @@ def _repeated_entries(duration_s=45.0, period_s=7.0):
     c.puck = puck
     c.player(1, "home", still(-3.0, 2.0)).player(2, "home", receiver).player(20, "away", still(20.0, -5.0))
     c.touches = {int(round(k * period_s * FPS)): 1 for k in range(int(duration_s // period_s) + 1)}
-    return c
+    return bench(c)
 
 
 def test_windowed_calls_are_the_single_pass_calls_across_window_boundaries():
