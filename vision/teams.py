@@ -9,6 +9,14 @@ more than hue). A team is assigned only when the nearest colour is close enough
 and clearly nearer than the other team's; otherwise the answer is unknown
 (None). Per-frame answers are noisy; ``TeamVote`` accumulates them per track.
 
+When both team colours are clearly coloured and of distinct hues (red against navy,
+not white against red), the hue alone decides (``HUE_*``): a jersey in its own shadow,
+mixed with the dark sledge and legs under it, is darker and greyer than its kit but keeps
+its hue. Seen from above, the red kits of fresh renders 747, 800, 807, 821, 822 and 842
+came out dark greyish red, (L, a, b) ≈ (55-85, 145-166, 125-137), nearer the dark navy
+kit than the bright red one by the Lab distance: whole tracks of home players were away
+players, and one made a wrong offside call (842).
+
 Goalkeepers are recognised by the tracker from where they play (see
 ``vision.tracking``), not here.
 """
@@ -21,6 +29,15 @@ import cv2
 import numpy as np
 
 TEAMS: tuple[str, str] = ("home", "away")
+# Hue decision (``TeamClassifier.classify_color``): both kits at least HUE_MIN_KIT_CHROMA
+# (8-bit Lab a*b* units; #c8102e 75, #0b3d91 55, white 0) and HUE_MIN_KIT_SEPARATION_DEG apart
+# in hue; the torso colour needs HUE_MIN_CHROMA to have a hue at all, must lie within
+# HUE_MAX_DEG of the nearer kit and HUE_MIN_MARGIN_DEG nearer than the other.
+HUE_MIN_KIT_CHROMA = 25.0
+HUE_MIN_KIT_SEPARATION_DEG = 60.0
+HUE_MIN_CHROMA = 12.0
+HUE_MAX_DEG = 45.0
+HUE_MIN_MARGIN_DEG = 20.0
 
 
 def bgr_to_lab(color_bgr: tuple[int, int, int]) -> np.ndarray:
@@ -74,6 +91,21 @@ class TeamClassifier:
         self.max_distance = max_distance
         self.min_margin = min_margin
         self.min_pixels = min_pixels
+        self.team_hue_deg = {team: _hue_deg(lab) for team, lab in self.team_lab.items()}
+        kits = list(self.team_lab.values())
+        self._hue_decides = len(kits) == 2 and all(_chroma(k) >= HUE_MIN_KIT_CHROMA for k in kits) and \
+            _hue_gap_deg(*self.team_hue_deg.values()) >= HUE_MIN_KIT_SEPARATION_DEG
+
+    def _classify_hue(self, dominant_lab: np.ndarray, dist: dict[str, float]) -> TeamAssignment:
+        if _chroma(dominant_lab) < HUE_MIN_CHROMA:
+            return TeamAssignment(None, 0.0, dominant_lab, dist)
+        hue = _hue_deg(dominant_lab)
+        gap = {team: _hue_gap_deg(hue, h) for team, h in self.team_hue_deg.items()}
+        best, other = sorted(gap, key=gap.get)
+        if gap[best] > HUE_MAX_DEG or gap[other] - gap[best] < HUE_MIN_MARGIN_DEG:
+            return TeamAssignment(None, 0.0, dominant_lab, dist)
+        conf = float((gap[other] - gap[best]) / (gap[other] + gap[best]))
+        return TeamAssignment(best, conf, dominant_lab, dist)
 
     @staticmethod
     def dominant_color(pixels_lab: np.ndarray) -> np.ndarray | None:
@@ -106,8 +138,11 @@ class TeamClassifier:
         return self.classify_color(dom)
 
     def classify_color(self, dominant_lab: np.ndarray) -> TeamAssignment:
-        """Team of a dominant (3,) Lab colour."""
+        """Team of a dominant (3,) Lab colour: by hue between two coloured kits of distinct hues
+        (module doc), else by the Lab distance."""
         dist = {team: float(lab_distance(dominant_lab, ref)) for team, ref in self.team_lab.items()}
+        if self._hue_decides:
+            return self._classify_hue(dominant_lab, dist)
         ranked = sorted(dist, key=dist.get)
         best = ranked[0]
         d1 = dist[best]
@@ -116,6 +151,22 @@ class TeamClassifier:
             return TeamAssignment(None, 0.0, dominant_lab, dist)
         conf = float((d2 - d1) / (d2 + d1)) if np.isfinite(d2) else 1.0
         return TeamAssignment(best, conf, dominant_lab, dist)
+
+
+def _chroma(lab: np.ndarray) -> float:
+    """Chroma of an 8-bit Lab colour (a*, b* centred on 128)."""
+    return float(np.hypot(lab[1] - 128.0, lab[2] - 128.0))
+
+
+def _hue_deg(lab: np.ndarray) -> float:
+    """Hue angle of an 8-bit Lab colour, degrees in (-180, 180]."""
+    return float(np.degrees(np.arctan2(lab[2] - 128.0, lab[1] - 128.0)))
+
+
+def _hue_gap_deg(h1: float, h2: float) -> float:
+    """Angle between two hues, degrees in [0, 180]."""
+    d = abs(h1 - h2) % 360.0
+    return min(d, 360.0 - d)
 
 
 @dataclass

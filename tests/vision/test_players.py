@@ -202,11 +202,43 @@ def test_merged_side_by_side_players_are_split(kit):
     assert sorted(t.team for t in teams) == ["away", "home"]
 
 
+def _lab_of_hue(hue_deg, chroma, lightness=90.0):
+    h = np.radians(hue_deg)
+    return np.array([lightness, 128.0 + chroma * np.cos(h), 128.0 + chroma * np.sin(h)])
+
+
+def test_a_kit_in_its_own_shadow_keeps_its_team():
+    """Seen from above a red kit mixes with the dark sledge and legs under it: dark greyish red,
+    as measured on fresh overhead renders (842: (71, 153, 125) in 8-bit Lab; 822: (54, 145, 130)).
+    By the Lab distance it is nearer the dark navy kit; its hue is red's. The navy kit's own
+    torsos there ((55, 137, 100), (42, 132, 111)) stay away."""
+    tc = TeamClassifier({"home": HOME, "away": AWAY})
+    for lab in [(71, 153, 125), (54, 145, 130), (84, 158, 128)]:
+        a = tc.classify_color(np.array(lab, float))
+        assert a.distances["away"] < a.distances["home"]  # the Lab distance alone would say away
+        assert a.team == "home", lab
+    for lab in [(55, 137, 100), (42, 132, 111)]:
+        assert tc.classify_color(np.array(lab, float)).team == "away", lab
+
+
+def test_white_against_a_coloured_kit_is_told_by_the_lab_distance():
+    """A white kit has no hue: between white and red the Lab distance decides (a grey-white torso
+    is white's, a dark red one red's)."""
+    tc = TeamClassifier({"home": (255, 255, 255), "away": HOME})
+    assert not tc._hue_decides
+    assert tc.classify_color(np.array([215.0, 128.0, 130.0])).team == "home"
+    assert tc.classify_color(np.array([95.0, 180.0, 150.0])).team == "away"
+
+
 def test_team_classifier_unknown_when_ambiguous():
     tc = TeamClassifier({"home": HOME, "away": AWAY})
-    green = np.full((50, 3), 0.0)
-    green[:] = tc.team_lab["home"] * 0.5 + tc.team_lab["away"] * 0.5  # halfway between both kits
-    assert tc.classify_pixels(green).team is None
+    between = np.full((50, 3), 0.0)
+    # Halfway between the two kits' hues (red 28.6°, navy -68.6° in a*b*): no team.
+    between[:] = _lab_of_hue(0.5 * (tc.team_hue_deg["home"] + tc.team_hue_deg["away"]), 40.0)
+    assert tc.classify_pixels(between).team is None
+    grey = np.full((50, 3), 0.0)
+    grey[:] = (80.0, 131.0, 126.0)  # a dark grey has no hue to tell
+    assert tc.classify_pixels(grey).team is None
     assert tc.classify_pixels(np.zeros((3, 3))).team is None  # too few pixels
     vote = TeamVote()
     for _ in range(5):
