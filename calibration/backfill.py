@@ -20,7 +20,7 @@ a live feed cannot afford.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -61,8 +61,7 @@ class BackwardFill:
             while len(self._held) > self.max_frames:
                 out.append(self._held.pop(0))
             return out
-        out = self._fill_backwards() + [(index, frame_bgr, result)]
-        return out
+        return self._fill_backwards() + [(index, frame_bgr, result)]
 
     def flush(self) -> list[tuple[int, np.ndarray, CalibrationResult]]:
         out, self._held = self._held, []
@@ -74,7 +73,7 @@ class BackwardFill:
         held, self._held = self._held, []
         if not held:
             return []
-        back: Any = copy.deepcopy(self.calibrator)
+        back: Calibrator = copy.deepcopy(self.calibrator)
         for k in range(len(held) - 1, -1, -1):
             index, frame, _ = held[k]
             result = back.update(frame, index)
@@ -84,3 +83,21 @@ class BackwardFill:
             held[k] = (index, frame, result)
             self.filled += 1
         return held
+
+
+def calibrated_in_order(frames: Iterable[tuple[int, np.ndarray]], calibrator: Calibrator,
+                        max_frames: int | None = None) -> Iterator[tuple[int, np.ndarray, CalibrationResult]]:
+    """(index, frame_bgr, CalibrationResult) for each (index, frame_bgr) of ``frames``, in frame
+    order, the unknown ones filled backwards (``BackwardFill``, ``BACKFILL_MAX_S`` held).
+
+    Args:
+        frames: the video's (index, (H, W, 3) uint8 BGR) frames in order.
+        calibrator: the forward calibrator (its ``fps`` sets how many frames are held).
+        max_frames: stop before this frame index (None: all frames).
+    """
+    filler = BackwardFill(calibrator, max_frames=int(round(BACKFILL_MAX_S * calibrator.fps)))
+    for index, frame_bgr in frames:
+        if max_frames is not None and index >= max_frames:
+            break
+        yield from filler.push(index, frame_bgr)
+    yield from filler.flush()

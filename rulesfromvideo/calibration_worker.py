@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
         import cv2
 
-        from calibration.backfill import BACKFILL_MAX_S, BackwardFill
+        from calibration.backfill import calibrated_in_order
         from calibration.concurrency import use_side_thread
         from calibration.registration import Calibrator
         from calibration.rink import RinkModel
@@ -68,16 +68,10 @@ def main(argv: list[str] | None = None) -> int:
             profile = CameraProfile.load(args.camera_profile)
         rink = RinkModel(GameDescriptor.from_file(args.game).rink_spec())
         calibrator = Calibrator(rink, camera_profile=profile, fps=args.fps)
-        # Offline: frames it cannot register are held and tracked backwards from the next it does.
-        filler = BackwardFill(calibrator, max_frames=int(round(BACKFILL_MAX_S * args.fps)))
         scenes = SceneBuilder(rink)
-        for index, frame_bgr in iter_frames(args.video):
-            if args.max_frames is not None and index >= args.max_frames:
-                break
-            for i, frame, calib in filler.push(index, frame_bgr):
-                writer.send((i, frame, calib, scenes.build(frame, calib)))
-        for i, frame, calib in filler.flush():
-            writer.send((i, frame, calib, scenes.build(frame, calib)))
+        # Offline: frames it cannot register are held and tracked backwards from the next it does.
+        for index, frame_bgr, calib in calibrated_in_order(iter_frames(args.video), calibrator, args.max_frames):
+            writer.send((index, frame_bgr, calib, scenes.build(frame_bgr, calib)))
         writer.send(None)
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
         return 130

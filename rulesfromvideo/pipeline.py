@@ -347,16 +347,10 @@ def calibrate_frames(frames, calibrator, max_frames: int | None) -> Iterator[tup
     order, in this process (``analyze(parallel=False)``; the tracker then builds each frame's
     scene itself). Frames the calibrator cannot register are held and tracked backwards from the
     next it registers (`calibration.backfill`), as the calibration process does."""
-    from calibration.backfill import BACKFILL_MAX_S, BackwardFill
+    from calibration.backfill import calibrated_in_order
 
-    filler = BackwardFill(calibrator, max_frames=int(round(BACKFILL_MAX_S * calibrator.fps)))
-    for index, frame_bgr in frames:
-        if max_frames is not None and index >= max_frames:
-            break
-        for i, frame, calib in filler.push(index, frame_bgr):
-            yield i, frame, calib, None
-    for i, frame, calib in filler.flush():
-        yield i, frame, calib, None
+    for index, frame_bgr, calib in calibrated_in_order(frames, calibrator, max_frames):
+        yield index, frame_bgr, calib, None
 
 
 def _obs_dict(obs) -> dict:
