@@ -1917,7 +1917,10 @@ class PaintMap:
         if sledge_seen:
             c[0] = self._n
         else:
-            c[1].append(self._n)
+            # Only the latest PAINT_CHECKS misses of a square can decide (a spot is paint once
+            # that many came after its last look): the older ones are dropped, so a logo's
+            # squares do not grow with the length of the game.
+            c[1] = (c[1] + [self._n])[-PAINT_CHECKS:]
 
     def _misses_since_look(self, xy_rink_m: np.ndarray) -> int:
         """Checks of the spot around ``xy_rink_m`` that found no sledge since the last that found one."""
