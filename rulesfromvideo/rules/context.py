@@ -56,6 +56,10 @@ class RuleContext:
     def team_attacking(self, end: int) -> str:
         return "home" if self.attack["home"] == end else "away"
 
+    def skaters_on_ice(self, team: str, t_s: float) -> int:
+        """``team``'s skaters on the ice at ``t_s`` (s): GAME.json ``strength`` (702)."""
+        return int(self.game.strength_at(float(t_s))[0 if team == "home" else 1])
+
     @staticmethod
     def opponent(team: str) -> str:
         return "away" if team == "home" else "home"

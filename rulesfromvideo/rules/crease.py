@@ -150,7 +150,7 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
     # than the team has skaters on the ice (GAME.json strength), one never seen may sit in the
     # crease hidden in another's blob (a render, goal_crease_occupied goalcam seed 609: the
     # attacker in the crease merged with the goalkeeper into one "goalkeeper" track).
-    n_on_ice = ctx.game.strength_at(t)[0 if att == "home" else 1]
+    n_on_ice = ctx.skaters_on_ice(att, t)
     if verdict == "clear" and len(per) < n_on_ice:
         verdict = "inconclusive"
         ev["attackers_placed"] = f"{len(per)} of {n_on_ice}"

@@ -147,7 +147,7 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
         elif slack.min() < best:
             best, who = float(slack.min()), obs.player_ids[k]
     verdict = tri(-best, sig) if np.isfinite(best) else False
-    n_on_ice = ctx.game.strength_at(t_c)[0 if dfn == "home" else 1]
+    n_on_ice = ctx.skaters_on_ice(dfn, t_c)
     if verdict is not True and (unplaced or len(defenders) < n_on_ice
                                 or (np.isfinite(maybe) and tri(-maybe, sig) is not False)):
         verdict = None  # someone who may be an opponent able to play it is not placed

@@ -201,7 +201,7 @@ def every_skater_seen(ctx: RuleContext, team: str, i: int) -> int | None:
     team label or track is wrong, and nothing is concluded.
     """
     obs = ctx.obs
-    n_on_ice = ctx.game.strength_at(float(obs.t_s[i]))[0 if team == "home" else 1]
+    n_on_ice = ctx.skaters_on_ice(team, obs.t_s[i])
     seen = [k for k in range(len(obs.player_ids))
             if obs.player_team[k] == team and obs.player_role[k] != "goalkeeper"
             and np.isfinite(obs.blades_rink_m[k, i:i + 2]).all()]
@@ -302,7 +302,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     # whole clip) may be the offside one. Fewer skater tracks of the attacking team than it has
     # skaters on the ice (GAME.json strength) leaves onside undecided (fresh render 825: the
     # attacker offside by 0.39 m was never tracked, the four tracked were 3.7-11 m short).
-    n_on_ice = ctx.game.strength_at(float(obs.t_s[i]))[0 if att == "home" else 1]
+    n_on_ice = ctx.skaters_on_ice(att, obs.t_s[i])
     untracked = max(0, n_on_ice - len(team_players(obs, att, skaters_only=True)))
     if untracked:
         ev["attackers_never_tracked"] = untracked
