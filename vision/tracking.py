@@ -1934,7 +1934,8 @@ class PaintMap:
         return self._misses_since_look(xy_rink_m) >= PAINT_CHECKS
 
     def undecided(self, xy_rink_m: np.ndarray) -> bool:
-        return self._misses_since_look(xy_rink_m) < PAINT_CHECKS
+        """Not (yet, or no longer) paint: its still tracks are worth a check."""
+        return not self.is_paint(xy_rink_m)
 
 
 # Paint checks (``FrameTracker._check_shapes``, ``PaintMap``). On the tuning renders (seeds
