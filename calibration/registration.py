@@ -55,6 +55,17 @@ TRACK_FINAL_SAMPLES_PER_STEP = 2000  # the same for its final stage (every 2nd s
 # A view with one line across the rink is searched with a painted circle (``_line_circle_hypotheses``)
 # on at most one frame in this many while no frame registers (the search costs ~1.5-2 s a frame).
 LINE_CIRCLE_RETRY_FRAMES = 15
+# ... also where two or more lines give no camera, with each of the longest this many lines. One
+# of those lines is then likely no line across the rink (a circle's arc, a board's edge), and a
+# camera placed by it can match the paint of the other end zone's circles well enough for the
+# quality: it must also match this share of the paint it puts in view (two hand-drawn far end-zone
+# views: wrong cameras, 1 m and 40 m off, matched 67 % and 73 % at quality 0.82 and 0.96).
+LINE_CIRCLE_MAX_LINES = 2
+LINE_CIRCLE_FALLBACK_MIN_RECALL = 0.85
+# Lines nearer horizontal in the image than this are not taken for lines across the rink. A side
+# camera at centre ice on the far goal sees its goal line at 9° (fresh render 834: 12° left it
+# unregistered all clip; hand-drawn views in tests/calibration/test_registration.py).
+LINE_MIN_ANGLE_DEG = 5.0
 # ... and its cameras must put the ice in view on the rink: at most this share of it beyond the
 # boards by more than this (``Calibrator._ice_within_rink``).
 OFF_RINK_ICE_MAX = 0.05
@@ -527,7 +538,41 @@ class Calibrator:
         return self._G_smooth.copy(), self._k_smooth.copy(), sc, "profile"
 
     def _cold(self, targets: _FrameTargets, pw: int, ph: int):
-        cands, from_circle = self._line_hypotheses(targets, pw, ph)
+        """The best camera from the lines across the rink in view; where two or more lines give
+        none that explains the paint (or only one line is seen), from one line and a painted
+        circle (at most once in ``LINE_CIRCLE_RETRY_FRAMES`` frames, the longest lines first).
+
+        Returns:
+            (G, kappa, _Score, "cold") or None.
+        """
+        lines, x_at = self._across_lines(targets, pw, ph)
+        best = None
+        if len(lines) >= 2:
+            best = self._best_camera(self._line_hypotheses(lines, x_at, pw, ph), targets, from_circle=False)
+        if (best is not None and best[2].quality >= self.min_quality) or not lines \
+                or self._frame_index < self._circle_search_after:
+            return best
+        # Some 0.5-5 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
+        self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
+        for line in sorted(lines, key=lambda ln: -np.hypot(*(np.asarray(ln.p1) - ln.p0)))[:LINE_CIRCLE_MAX_LINES]:
+            found = self._best_camera(self._line_circle_hypotheses(targets, line, x_at, pw, ph), targets,
+                                      from_circle=True)
+            if found is None or (len(lines) >= 2 and found[2].recall < LINE_CIRCLE_FALLBACK_MIN_RECALL):
+                continue
+            if best is None or found[2].quality > best[2].quality:
+                best = found
+            if best[2].quality >= LINE_CIRCLE_MIN_QUALITY:
+                break
+        return best
+
+    def _best_camera(self, cands: list[np.ndarray], targets: _FrameTargets, from_circle: bool):
+        """Rank hypotheses by the paint they match, refine the top three and keep the best;
+        hypotheses from one line and a circle must also put the ice on the rink and score at
+        least ``LINE_CIRCLE_MIN_QUALITY``.
+
+        Returns:
+            (G, kappa, _Score, "cold") or None.
+        """
         if not cands:
             return None
         # Matched samples, not the matched share: a hypothesis that zooms onto
@@ -603,13 +648,15 @@ class Calibrator:
         D = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]])
         return np.linalg.inv(D) @ M @ D @ G
 
-    def _line_hypotheses(self, targets: _FrameTargets, pw: int, ph: int) -> tuple[list[np.ndarray], bool]:
-        """Cold camera hypotheses (proc image_from_rink) from the lines across the rink in view, and
-        whether they came from a single line and a circle (``_line_circle_hypotheses``)."""
+    def _across_lines(self, targets: _FrameTargets, pw: int, ph: int):
+        """The painted lines in view that may run across the rink (at most five, left to right
+        at the image's bottom), and the function giving a line's x there (px).
+
+        Returns:
+            (lines, x_at): list of ``FittedLine``; ``x_at(line) -> float``.
+        """
         masks = targets.masks
         min_len = 0.25 * min(pw, ph)
-        # Faint masks (before the half-coverage test) keep far, sub-pixel lines
-        # such as a goal line across the zone in a broadcast view.
         # Lines from the strict masks, plus those only the faint masks (before
         # the half-coverage test) hold: far, sub-pixel lines such as a goal line
         # across the zone in a broadcast view. Duplicates are merged.
@@ -618,25 +665,21 @@ class Calibrator:
             found = fit_lines(getattr(masks, colour), colour, min_len, 6)
             found += fit_lines(getattr(masks, colour + "_faint"), colour, min_len, 6)
             lines += _drop_near_duplicates(merge_collinear(found))
-        if not lines:
-            return [], False
         y_ref = float(ph)
 
         def x_at(ln):
             a, b, c = ln.abc
             return -(b * y_ref + c) / a if abs(a) > 1e-6 else np.inf
 
-        # Lines across the rink seen from the side or above are never near
-        # horizontal in the image (those are along the boards: arcs, kick plate).
-        lines = [ln for ln in lines if np.isfinite(x_at(ln)) and abs(ln.abc[0]) > np.sin(np.radians(12.0))]
+        # Lines across the rink are seldom near horizontal in the image (those run along the
+        # boards: arcs, the kick plate), down to LINE_MIN_ANGLE_DEG for a far goal line.
+        lines = [ln for ln in lines if np.isfinite(x_at(ln)) and abs(ln.abc[0]) > np.sin(np.radians(LINE_MIN_ANGLE_DEG))]
         lines.sort(key=x_at)
-        lines = lines[:5]
-        if len(lines) == 1:
-            if self._frame_index < self._circle_search_after:
-                return [], False
-            # Some 2 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
-            self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
-            return self._line_circle_hypotheses(targets, lines[0], x_at, pw, ph), True
+        return lines[:5], x_at
+
+    def _line_hypotheses(self, lines, x_at, pw: int, ph: int) -> list[np.ndarray]:
+        """Cold camera hypotheses (proc image_from_rink) from two or more lines across the rink
+        (``_across_lines``), each assigned in order to the model's lines of its colour."""
         blue_w = [ln.width_px for ln in lines if ln.colour == "blue"]
         model = self.model.across_x_m
         spec = self.rink.spec
@@ -656,7 +699,7 @@ class Calibrator:
             # two lines always fit, so their assignments are all kept for scoring.
             if cands and k >= 3:
                 break
-        return cands, False
+        return cands
 
     def _line_circle_hypotheses(self, targets: _FrameTargets, line, x_at, pw: int, ph: int) -> list[np.ndarray]:
         """Cameras from one line across the rink and a painted circle's ellipse (a view with
