@@ -77,6 +77,10 @@ class Observations:
             source gives a sledge footprint; empty dicts otherwise.
         sigma_m: (F,) 1-sigma position error of a raw tracked point, m.
         sigma_smoothed_m: (F,) 1-sigma error after smoothing (= sigma_m when not smoothed).
+        sigma_bias_m: (F,) the part of both that nearby frames share (a calibration a pixel
+            off is off on every frame alike: ``add_position_sigma``), m; None for none. It
+            cancels out of velocities and of a puck-to-blade distance on one frame
+            (``sigma_random_m``), not out of a distance to the rink's paint.
         noise_estimate_m: noise seen in the tracks (robust, m).
         blade_sigma_m: 1-sigma of a blade point beyond ``sigma_m``: the source's own
             blade model error (a camera places a sledge's blades from its silhouette), m;
@@ -103,6 +107,7 @@ class Observations:
     footprints_rink_m: list[dict[int, np.ndarray]] = field(default_factory=list)
     sigma_m: np.ndarray | None = None
     sigma_smoothed_m: np.ndarray | None = None
+    sigma_bias_m: np.ndarray | None = None
     noise_estimate_m: float = 0.0
     smoothed: bool = False
     blade_sigma_m: float = 0.0
@@ -148,6 +153,33 @@ class Observations:
     def puck_velocity_mps(self) -> np.ndarray:
         """(F, 2) central-difference puck velocity, m/s, NaN where undefined."""
         return _central_velocity(self.puck_xy_rink_m, self.dt_s)
+
+    def add_position_sigma(self, extra_m: np.ndarray) -> None:
+        """Add a per-frame position error that nearby frames share and the tracks' noise cannot
+        show (a calibration off on every frame alike, ``vision.puck.puck_sigma_rink_m``) to
+        ``sigma_m`` and ``sigma_smoothed_m`` in quadrature (smoothing does not average it
+        away), and to ``sigma_bias_m``.
+
+        Args:
+            extra_m: (F,) 1-sigma, m; NaN where not known (nothing added).
+        """
+        extra = np.nan_to_num(np.asarray(extra_m, dtype=np.float64).reshape(-1), nan=0.0)
+        self.sigma_m = np.hypot(self.sigma_m, extra)
+        self.sigma_smoothed_m = np.hypot(self.sigma_smoothed_m, extra)
+        self.sigma_bias_m = extra if self.sigma_bias_m is None else np.hypot(self.sigma_bias_m, extra)
+
+    @property
+    def sigma_random_m(self) -> np.ndarray:
+        """(F,) ``sigma_smoothed_m`` less ``sigma_bias_m`` (``without_bias``), m."""
+        return self.without_bias(self.sigma_smoothed_m)
+
+    def without_bias(self, sigma_m: np.ndarray) -> np.ndarray:
+        """(F,) ``sigma_m`` (or ``sigma_smoothed_m``) less ``sigma_bias_m`` in quadrature, m: the
+        error of a difference of nearby positions (a velocity, a jump) or of two points on one
+        frame (the puck and a blade), from which the shared part cancels."""
+        if self.sigma_bias_m is None:
+            return sigma_m
+        return np.sqrt(np.maximum(np.asarray(sigma_m) ** 2 - self.sigma_bias_m ** 2, 0.0))
 
     # ---- constructors -------------------------------------------------------
 

@@ -417,6 +417,7 @@ def run_rules_on_files(tracks_path: Path, game, rink, calib_path: Path | None = 
         if has_calib and image_size is not None:
             H_by_frame = {rec["frame"]: c.H_rink_from_image for rec, c in window if c is not None}
             obs.blade_cov_rink_m2 = blade_covariances_from_cameras(obs, H_by_frame, *image_size)
+            obs.add_position_sigma(puck_sigma_from_cameras(obs, H_by_frame, *image_size))
         return obs
 
     events = run_rules_windowed(items(), build, game, rink, time_of=lambda item: float(item[0]["t"]))
@@ -455,6 +456,30 @@ def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: in
         H = H_by_frame.get(int(f))
         if H is not None:  # frames without a camera (or a degenerate one): isotropic fallback
             out[:, i] = blade_covariances_from_homography(H, width, height, mid[:, i])
+    return out
+
+
+def puck_sigma_from_cameras(obs, H_by_frame: dict, width: int, height: int):
+    """Our vision's puck position error beyond the tracks' noise, per frame, from the frames'
+    cameras (``vision.puck.puck_sigma_rink_m`` at the puck).
+
+    Args:
+        obs: ``Observations`` of our vision's tracks.
+        H_by_frame: {frame: 3×3 ``rink_from_image`` (raw px to rink m) or None}.
+        width, height: image size, px.
+
+    Returns:
+        (F,) m; NaN where the frame has no calibration or no puck position.
+    """
+    import numpy as np
+
+    from vision.puck import puck_sigma_rink_m
+
+    out = np.full(obs.n_frames, np.nan)
+    for i, f in enumerate(obs.frame):
+        H = H_by_frame.get(int(f))
+        if H is not None and np.isfinite(obs.puck_xy_rink_m[i]).all():
+            out[i] = puck_sigma_rink_m(H, width, height, obs.puck_xy_rink_m[i][None])[0]
     return out
 
 

@@ -40,7 +40,8 @@ def add_rules_parser(subparsers) -> argparse.ArgumentParser:
                         "vision.tracking.BLADE_SIGMA_M = 0.25)")
     p.add_argument("--image-size", default=None, metavar="WxH",
                    help="with --calibration: the tracks are this project's vision's (as analyze writes "
-                        "them); blade errors per view from each frame's camera, image W×H px, as analyze does")
+                        "them); blade errors per view and the puck's camera pixel from each frame's camera, image "
+                        "W×H px, as analyze does")
     p.set_defaults(func=cmd_rules)
     return p
 

@@ -188,7 +188,7 @@ def puck_jumps_near(obs: Observations, i: int, span: int = 2) -> bool:
     p = obs.puck_xy_rink_m[lo:hi]
     if len(p) < 2:
         return False
-    return bool(np.any(puck_jump_steps(p, obs.t_s[lo:hi], obs.sigma_m[lo:hi])))
+    return bool(np.any(puck_jump_steps(p, obs.t_s[lo:hi], obs.without_bias(obs.sigma_m)[lo:hi])))
 
 
 def same_puck_possible(obs: Observations, i: int, j: int) -> bool:
@@ -320,7 +320,7 @@ def moves_with(obs: Observations, k: int, i: int) -> bool:
     if not (np.isfinite(vp).all() and np.isfinite(vm).all()):
         return False
     # Noise in the two velocities must not hide the relative motion.
-    slack = 3.0 * 2.0 * float(obs.sigma_smoothed_m[i]) / (obs.t_s[j1] - obs.t_s[j0])
+    slack = 3.0 * 2.0 * float(obs.sigma_random_m[i]) / (obs.t_s[j1] - obs.t_s[j0])
     return bool(np.linalg.norm(vp - vm) < HOLD_REL_SPEED_MPS + slack)
 
 
@@ -391,7 +391,7 @@ def contact_point(obs: Observations, i: int) -> tuple[np.ndarray, float, float]:
             t = float(-np.dot(c, dv) / np.dot(dv, dv))
             t = float(np.clip(t, obs.t_s[i - 1], obs.t_s[i + 1]))
             xy = p[i - 1] + vb * (t - obs.t_s[i - 1])
-            sig_t = min(dt / 2.0, 2.0 * float(obs.sigma_smoothed_m[i]) / math.sqrt(np.dot(dv, dv)))
+            sig_t = min(dt / 2.0, 2.0 * float(obs.sigma_random_m[i]) / math.sqrt(np.dot(dv, dv)))
             return xy, t, sig_t
     if np.isfinite(p[i]).all():
         return p[i].copy(), float(obs.t_s[i]), dt / 2.0
@@ -470,7 +470,7 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
     speed = float(np.linalg.norm(v))
     if speed < FLIGHT_MIN_SPEED_MPS:
         return None
-    noise = 3.0 * math.sqrt(2.0) * float(np.nanmax(obs.sigma_smoothed_m[lo - 1:i_end + 1])) / dt
+    noise = 3.0 * math.sqrt(2.0) * float(np.nanmax(obs.sigma_random_m[lo - 1:i_end + 1])) / dt
     tol = max(FLIGHT_DV_MPS, FLIGHT_DV_FRACTION * speed) + noise
     j = i_end
     while j > 0 and np.isfinite(p[j - 1]).all() and np.linalg.norm((p[j] - p[j - 1]) / dt - v) <= tol:
@@ -486,7 +486,7 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
         xy, t_c, sig_t = contact_point(obs, i0)
         at = nearest_frame(obs, t_c)
         d = np.linalg.norm(mids[:, at] - xy, axis=1)
-        reach = TOUCH_REACH_M + K_SIGMA * float(obs.sigma_smoothed_m[at])
+        reach = TOUCH_REACH_M + K_SIGMA * float(obs.sigma_random_m[at])
         near = [int(k) for k in np.nonzero(np.isfinite(d) & (d <= reach))[0]]
         return Release(i0, t_c - sig_t, t_c + sig_t, xy - v * sig_t, xy + v * sig_t, near, True, i0 - 1, False)
     before = np.nonzero(obs.puck_measured[:i0])[0]
@@ -502,7 +502,7 @@ def flight_release(obs: Observations, i_end: int, half_length_m: float,
         k_off = int(np.nonzero(off)[0][-1]) + 1
         idx, path, open_before = idx[k_off:], path[k_off:], True
     d = np.linalg.norm(mids[:, idx] - path[None], axis=2)  # (P, n)
-    within = np.isfinite(d) & (d <= TOUCH_REACH_M + K_SIGMA * float(obs.sigma_smoothed_m[i0]))
+    within = np.isfinite(d) & (d <= TOUCH_REACH_M + K_SIGMA * float(obs.sigma_random_m[i0]))
     players = [int(k) for k in np.nonzero(within.any(axis=1))[0]]
     if players:
         cols = np.nonzero(within[players].any(axis=0))[0]

@@ -103,4 +103,4 @@ class RuleContext:
 
     def rearm_m(self) -> float:
         """Hysteresis for re-crossings: well above the smoothed noise, at least 2 cm."""
-        return float(max(0.02, 3.0 * np.nanmedian(self.obs.sigma_smoothed_m)))
+        return float(max(0.02, 3.0 * np.nanmedian(self.obs.sigma_random_m)))

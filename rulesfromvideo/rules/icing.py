@@ -94,7 +94,7 @@ def _faceoff(ctx: RuleContext, f: int) -> bool | None:
         return None
     d = np.min(np.linalg.norm(seg[ok][:, None, :] - ctx.faceoff_spots_xy[None], axis=2), axis=1)
     v = np.linalg.norm(np.diff(seg[ok], axis=0), axis=1) * obs.fps if ok.sum() > 1 else np.zeros(1)
-    at_rest = (v < FACEOFF_REST_SPEED_MPS + 3 * obs.sigma_smoothed_m[f] * obs.fps * 1.5)
+    at_rest = (v < FACEOFF_REST_SPEED_MPS + 3 * obs.sigma_random_m[f] * obs.fps * 1.5)
     on_spot = d[:-1] < FACEOFF_SPOT_RADIUS_M if len(d) > 1 else d < FACEOFF_SPOT_RADIUS_M
     if len(prev) == 0 and d[0] < FACEOFF_SPOT_RADIUS_M:
         return True  # the clip starts with the puck on a spot: a face-off
@@ -125,7 +125,7 @@ def _d5(ctx: RuleContext, i_c: int, t_c: float, i_x: int, t_x: float, dfn: str) 
     ok = np.isfinite(path).all(axis=1) & (taus >= t_c - 1e-9)
     reach = D5_REACH_M + D5_SPEED_MPS * (taus[ok] - t_c)
     crease = ctx.crease(-ctx.attack[dfn])
-    sig = float(obs.sigma_smoothed_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
+    sig = float(obs.sigma_random_m[i_c]) * np.sqrt(2) + D5_SPEED_MPS * obs.dt_s / 2
     # best: the least slack of the defending skaters; maybe: of those who can only make it undecided
     # (a "skater" in the goalkeeper's place, a skater of unknown team)
     best, who, maybe, unplaced = np.inf, None, np.inf, False
@@ -196,7 +196,7 @@ def _d6(ctx: RuleContext, i_c: int, i_x: int, dfn: str, end: int) -> tuple[bool 
             u = obs.puck_xy_rink_m[f] - mid[f]
             u = u / (np.linalg.norm(u) + 1e-12)
             v_to = float(v @ u) - D6_SPEED_MPS
-            sig_v = float(obs.sigma_smoothed_m[f]) * np.sqrt(2) / (obs.t_s[b] - obs.t_s[a])
+            sig_v = float(obs.sigma_random_m[f]) * np.sqrt(2) / (obs.t_s[b] - obs.t_s[a])
             out = -float(point_depth(mid[f], crease)[0])
             sig_p = float(obs.sigma_smoothed_m[f])
             a_out, a_mov = tri(out, sig_p), tri(v_to, sig_v)

@@ -68,7 +68,7 @@ def _may_control(ctx: RuleContext, k: int, i: int) -> bool:
     mids = obs.blades_rink_m[:, i].mean(axis=1)
     d = np.linalg.norm(mids - p, axis=1)
     d = np.where(np.isfinite(d) & (obs.player_team == obs.player_team[k]), d, np.inf)
-    reach = HOLD_REACH_M + 3.0 * np.sqrt(2.0) * float(obs.sigma_m[i])
+    reach = HOLD_REACH_M + 3.0 * np.sqrt(2.0) * float(obs.without_bias(obs.sigma_m)[i])
     return bool(d[k] <= reach and int(np.argmin(d)) == k)
 
 

@@ -50,12 +50,13 @@ class StreamingRules:
         self._records: deque[dict] = deque(maxlen=max(2, int(round(window_s * self.fps))))
         self._blade_covs: deque[dict | None] = deque(maxlen=self._records.maxlen)
         self._quality: deque[float | None] = deque(maxlen=self._records.maxlen)
+        self._puck_sigma: deque[float | None] = deque(maxlen=self._records.maxlen)
         self._published: list[dict] = []
         self._since_run = 0
         self.errors = 0
 
     def push(self, record: dict[str, Any], blade_cov_by_player: dict | None = None,
-             quality: float | None = None) -> list[dict[str, Any]]:
+             quality: float | None = None, puck_sigma_m: float | None = None) -> list[dict[str, Any]]:
         """Add one frame's ``tracks.jsonl`` record (``frame``, ``t``, ``puck``, ``players``).
 
         Args:
@@ -64,6 +65,8 @@ class StreamingRules:
                 frame's camera (``Observations.blade_cov_rink_m2``), or None.
             quality: the frame's calibration quality (``calibration.jsonl``), which scales its
                 position error as in ``analyze``; None when not known.
+            puck_sigma_m: the puck's position error shared by nearby frames, from the frame's
+                camera (``Observations.add_position_sigma``), m; None when not known.
 
         Returns:
             The events that became settled with this frame (usually none), sorted by ``t``.
@@ -71,6 +74,7 @@ class StreamingRules:
         self._records.append(record)
         self._blade_covs.append(blade_cov_by_player)
         self._quality.append(quality)
+        self._puck_sigma.append(puck_sigma_m)
         self._since_run += 1
         if self._since_run < self.every:
             return []
@@ -92,6 +96,12 @@ class StreamingRules:
                                             quality_by_frame=quality or None)
             if any(c for c in self._blade_covs):
                 obs.blade_cov_rink_m2 = _blade_covariances(obs, recs, self._blade_covs)
+            if any(s is not None for s in self._puck_sigma):
+                extra = np.full(obs.n_frames, np.nan)
+                for r, s in zip(recs, self._puck_sigma):
+                    if s is not None:
+                        extra[int(r["frame"]) - int(obs.frame[0])] = s
+                obs.add_position_sigma(extra)
             events = run_rules(obs, self.game, self.rink)
         except ValueError:
             self.errors += 1  # e.g. records that no rule can read; the next window tries again

@@ -57,6 +57,24 @@ def blade_covs_by_player(frame_shape, H_rink_from_image, players) -> dict | None
     return {p["id"]: c for p, c in zip(players, covs) if c is not None} or None
 
 
+def puck_sigma_m(frame_shape, H_rink_from_image, puck) -> float | None:
+    """The puck's position error shared by nearby frames, m, from this frame's camera, as
+    ``analyze`` gives the rules (``vision.puck.puck_sigma_rink_m``); None without a camera or puck.
+
+    Args:
+        frame_shape: the frame's ``shape`` ((H, W, 3)), or None.
+        H_rink_from_image: (3, 3) or None.
+        puck: tracks-format puck record ({x, y, ...}) or None.
+    """
+    if H_rink_from_image is None or not puck or frame_shape is None:
+        return None
+    from vision.puck import puck_sigma_rink_m
+
+    h, w = frame_shape[:2]
+    s = float(puck_sigma_rink_m(H_rink_from_image, w, h, np.array([[puck["x"], puck["y"]]]))[0])
+    return s if np.isfinite(s) else None
+
+
 class VisionStage:
     """Per frame: ``FrameTracker`` (puck, players) then ``StreamingRules`` (settled calls).
 
@@ -85,7 +103,7 @@ class VisionStage:
         quality = float(getattr(calib, "quality", 0.0) or 0.0) if H is not None else 0.0
         shape = frame_bgr.shape if isinstance(frame_bgr, np.ndarray) else None
         events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players},
-                                 blade_covs_by_player(shape, H, players), quality)
+                                 blade_covs_by_player(shape, H, players), quality, puck_sigma_m(shape, H, puck))
         return puck, players, events
 
     def flush(self) -> list:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rulesfromvideo.observations import PUCK_MAX_SPEED_MPS, Observations, puck_jump_steps
 
@@ -57,3 +58,20 @@ def test_a_tracks_role_is_what_most_of_its_records_say():
             {"id": 7, "team": "away", "role": "skater" if f % 4 else "goalkeeper", "blades": [[0.0, 0.1], [0.0, -0.1]]}]})
     obs = Observations.from_records(recs, fps=30.0)
     assert dict(zip(obs.player_ids, obs.player_role)) == {6: "goalkeeper", 7: "skater"}
+
+
+def test_a_shared_position_error_adds_to_positions_but_cancels_from_differences():
+    """``add_position_sigma``: a camera error common to nearby frames adds to every position's
+    sigma in quadrature (3 cm and 4 cm: 5 cm), smoothed or not, and ``sigma_random_m`` /
+    ``without_bias`` give back what velocities and puck-to-blade distances see (3 cm)."""
+    recs = [{"frame": f, "t": f / 30.0, "puck": {"x": 1.0 + 0.1 * f, "y": 2.0}, "players": []} for f in range(10)]
+    obs = Observations.from_records(recs, fps=30.0, detection_sigma_m=0.03, calibration_sigma_m=0.0, smooth=False)
+    np.testing.assert_allclose(obs.sigma_smoothed_m, 0.03, atol=1e-6)
+    extra = np.full(10, 0.04)
+    extra[3] = np.nan  # unknown there: nothing added
+    obs.add_position_sigma(extra)
+    np.testing.assert_allclose(obs.sigma_m[[0, 9]], 0.05, atol=1e-6)
+    np.testing.assert_allclose(obs.sigma_smoothed_m[[0, 9]], 0.05, atol=1e-6)
+    assert obs.sigma_smoothed_m[3] == pytest.approx(0.03, abs=1e-6)
+    np.testing.assert_allclose(obs.sigma_random_m, 0.03, atol=1e-6)
+    np.testing.assert_allclose(obs.without_bias(obs.sigma_m), 0.03, atol=1e-6)

@@ -101,6 +101,32 @@ def test_blade_covariances_follow_each_frames_camera(sample, sample_run):
         assert cov[k, i, 0, 0] < cov[k, i, 1, 1]
 
 
+def test_the_puck_takes_a_pixel_of_its_frames_camera_as_a_shared_error(sample, sample_run):
+    """``analyze``'s rules add ``vision.puck.puck_sigma_rink_m`` at the puck on every frame with a
+    camera (``puck_sigma_from_cameras``): NaN on a frame whose calibration is null or without
+    a puck position."""
+    from rulesfromvideo.observations import Observations
+    from rulesfromvideo.pipeline import puck_sigma_from_cameras
+    from vision.puck import puck_sigma_rink_m
+
+    _, _, truth = sample
+    _, out = sample_run
+    calib = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
+    calib[5]["H_rink_from_image"] = None
+    obs = Observations.from_tracks_jsonl(out / "tracks.jsonl")
+    w, h = truth["width"], truth["height"]
+    s = puck_sigma_from_cameras(obs, {r["frame"]: r["H_rink_from_image"] for r in calib}, w, h)
+    assert s.shape == (obs.n_frames,) and np.isnan(s[5])
+    has = np.isfinite(obs.puck_xy_rink_m).all(axis=1)
+    assert np.isnan(s[~has]).all() and has.sum() >= N // 2
+    for i in np.flatnonzero(has):
+        if i == 5 or calib[i]["H_rink_from_image"] is None:
+            continue
+        H = np.array(calib[i]["H_rink_from_image"])
+        assert s[i] == pytest.approx(puck_sigma_rink_m(H, w, h, obs.puck_xy_rink_m[i][None])[0])
+        assert 0.005 < s[i] < 0.2  # a pixel of a 720p broadcast view
+
+
 def test_calibration_process_gives_the_same_files_as_one_process(sample, sample_run, tmp_path):
     """The calibration process only moves work to the second core: byte-identical outputs."""
     video, game, _ = sample

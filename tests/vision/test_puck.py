@@ -207,3 +207,36 @@ def test_moments_of_all_blobs_at_once_equal_each_blobs_own():
         np.testing.assert_allclose([got["cx"][k], got["cy"][k], got["ink"][k], got["length"][k], got["width"][k]],
                                    [cx, cy, ink, length, width], rtol=1e-9, atol=1e-9)
         assert abs(abs(float(got["axis"][k] @ axis)) - 1.0) < 1e-9  # the same axis (its sign is free)
+
+
+def test_puck_sigma_is_a_pixel_on_the_ground_in_the_worst_direction():
+    """``puck_sigma_rink_m``: PUCK_PX_SIGMA pixels (of a 1280-px-wide frame) on the ice at the
+    puck. From straight above at 20 px/m: 1 px = 5 cm (7.5 cm for a 1920-px frame of the same
+    ground scale: its pixels are finer than the 640-px processing). From the side the worst
+    direction is along the view, and the value is the largest singular value of d(rink)/d(px)
+    at the puck, here by finite differences of the homography."""
+    from calibration.synthetic import look_at_homography
+    from vision.puck import PUCK_PX_SIGMA, puck_sigma_rink_m
+
+    image_from_rink = np.array([[20.0, 0.0, 640.0], [0.0, -20.0, 360.0], [0.0, 0.0, 1.0]])
+    H = np.linalg.inv(image_from_rink)
+    xy = np.array([[3.0, -2.0], [np.nan, np.nan]])
+    s = puck_sigma_rink_m(H, 1280, 720, xy)
+    assert s[0] == pytest.approx(PUCK_PX_SIGMA * 0.05) and np.isnan(s[1])
+    assert puck_sigma_rink_m(H, 1920, 1080, xy[:1])[0] == pytest.approx(PUCK_PX_SIGMA * 0.075)
+
+    image_from_rink = look_at_homography([0.0, -20.0, 9.0], [4.0, 0.0, 0.0], 45.0, 1280, 720)
+    H = np.linalg.inv(image_from_rink)
+    p = np.array([10.0, 5.0])
+    uv = image_from_rink @ [*p, 1.0]
+    uv = uv[:2] / uv[2]
+
+    def rink(q):
+        r = H @ [q[0], q[1], 1.0]
+        return r[:2] / r[2]
+    eps = 1e-3
+    J = np.column_stack([(rink(uv + d) - rink(uv - d)) / (2 * eps) for d in (np.array([eps, 0]), np.array([0, eps]))])
+    worst = np.linalg.svd(J, compute_uv=False)[0]
+    s = puck_sigma_rink_m(H, 1280, 720, p[None])[0]
+    assert s == pytest.approx(PUCK_PX_SIGMA * worst, rel=1e-4)
+    assert s > PUCK_PX_SIGMA * np.hypot(J[0, 0], J[0, 1])  # more than across the view (x)

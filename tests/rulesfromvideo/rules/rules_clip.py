@@ -72,8 +72,11 @@ class Clip:
             out.append({"frame": f, "t": t, "puck": pk, "players": pls})
         return out
 
-    def run(self, mirror: bool = False, noise_m: float = 0.0, seed: int = 0, blade_cov_m2=None, **obs_kw):
-        """Rules on this clip; ``blade_cov_m2`` (2, 2): every blade point's model covariance, m²."""
+    def run(self, mirror: bool = False, noise_m: float = 0.0, seed: int = 0, blade_cov_m2=None,
+            position_bias_m: float | None = None, **obs_kw):
+        """Rules on this clip; ``blade_cov_m2`` (2, 2): every blade point's model covariance, m²;
+        ``position_bias_m``: a position error every frame shares (a camera's, m), added by
+        ``Observations.add_position_sigma``."""
         g = dict(self.game)
         if mirror:
             g["teams"] = {"home": {**g["teams"]["home"], "attacks": "-x"}, "away": g["teams"]["away"]}
@@ -85,6 +88,8 @@ class Clip:
         if blade_cov_m2 is not None:
             P, F = obs.blades_rink_m.shape[:2]
             obs.blade_cov_rink_m2 = np.broadcast_to(np.asarray(blade_cov_m2, float), (P, F, 2, 2)).copy()
+        if position_bias_m is not None:
+            obs.add_position_sigma(np.full(obs.n_frames, float(position_bias_m)))
         return run_rules(obs, game, rink)
 
 

@@ -39,8 +39,8 @@ def goalie(c, team="away", x=25.6, y=0.0, blades=None):
     return c
 
 
-def icing_event(c):
-    ev = of_type(c.run(), "icing")
+def icing_event(c, **run_kw):
+    ev = of_type(c.run(**run_kw), "icing")
     assert len(ev) == 1
     return ev[0]
 
@@ -102,6 +102,19 @@ def test_905_d4_faceoff():
     c.player(22, "away", still(1.0, -0.3))
     e = icing_event(c)
     assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "faceoff"
+
+
+def test_905_d4_a_puck_passing_over_a_spot_is_no_faceoff_whatever_the_camera_error():
+    """905 d4 needs the puck to have lain on the spot: one carried over the centre spot at 3 m/s
+    and shot from it is iced. A camera error that every frame shares (``add_position_sigma``)
+    moves the whole track, not its speed: it must not make the puck look at rest (with it in the
+    speed test, 6 cm made 8.6 m/s "at rest" and waved the icing off; fresh render 868)."""
+    c = goalie(icing_clip(x0=0.0, y0=0.0, vy=4.0))
+    base = c.puck
+    c.puck = lambda t: (-1.5 + 3.0 * t, 0.0) if t <= 0.5 else base(t)
+    for bias in (None, 0.06):
+        e = icing_event(c, position_bias_m=bias)
+        assert e["verdict"] == "icing", (bias, e["evidence"])
 
 
 def test_905_d5_opponent_could_play():
@@ -396,6 +409,17 @@ def test_906_1(clause, depth, y, verdict):
     assert len(g) == 1 and g[0]["verdict"] == verdict, clause
     assert g[0]["margin_m"] == pytest.approx(depth, abs=2e-3)
     assert "unknown" in g[0]["evidence"]["height"]
+
+
+def test_906_a_camera_that_cannot_tell_12_cm_leaves_a_stopped_puck_undecided():
+    """906 1: a puck stopped with its trailing edge 12 cm short of across is no goal when the
+    camera places it to a centimetre; seen from above at 5 cm a pixel (a pixel of calibration and
+    centroid error, ``vision.puck.puck_sigma_rink_m``), 3 sigma is 15 cm: inconclusive (fresh
+    render 878, overhead, called no_goal at 12.7 cm with a 1.4 cm sigma)."""
+    c = goal_clip(-0.12)
+    assert of_type(c.run(), "goal")[0]["verdict"] == "no_goal"
+    g = of_type(c.run(position_bias_m=0.05), "goal")[0]
+    assert g["verdict"] == "inconclusive" and g["margin_m"] == pytest.approx(-0.12, abs=2e-3)
 
 
 def test_906_puck_rolling_into_the_back_corner_of_the_net_is_still_a_goal():

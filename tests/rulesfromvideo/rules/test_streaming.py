@@ -106,3 +106,27 @@ def test_live_rules_take_each_frames_calibration_quality():
     sharp, blurred = live(None), live(0.05)
     assert len(sharp) == len(blurred) == 1
     assert sharp[0]["evidence"]["sigma_m"] < 0.05 and blurred[0]["evidence"]["sigma_m"] >= 0.2
+
+
+def test_live_calls_take_the_cameras_shared_puck_error_as_analyze_does():
+    """906 1: a puck stopped 12 cm short of across is no goal at a centimetre, undecided when each
+    frame is pushed with its camera's 5 cm shared puck error (``push(puck_sigma_m=...)``, as
+    ``analyze`` adds ``vision.puck.puck_sigma_rink_m``)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from rules_clip import FPS, of_type
+    from test_calls import goal_clip
+
+    c = goal_clip(-0.12, t_end=4.0)
+    game = GameDescriptor.from_dict(c.game)
+    rink = RinkModel(game.rink_spec())
+    for sigma, verdict in ((None, "no_goal"), (0.05, "inconclusive")):
+        live = StreamingRules(game, rink, FPS, window_s=4.0, settle_s=1.0)
+        got = []
+        for r in c.records():
+            got += live.push(r, puck_sigma_m=sigma)
+        got += live.flush()
+        goals = of_type(got, "goal")
+        assert len(goals) == 1 and goals[0]["verdict"] == verdict, (sigma, goals)
