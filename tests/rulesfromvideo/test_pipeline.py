@@ -72,22 +72,29 @@ def test_calibration_agrees_with_truth(sample, sample_run):
     assert checked >= N // 2
 
 
-def test_blade_covariances_follow_each_frames_camera(sample, sample_run):
-    """The rules get our vision's blade error per player and frame from that frame's camera:
-    the sample's side camera (on the −y side, design.md) knows x better than y; a frame whose
-    calibration is null gets NaN (the rules then fall back to the isotropic error)."""
+def _sample_cameras(sample, sample_run):
+    """The sample run's observations and cameras, frame 5's calibration made null:
+    (obs, calib records, {frame: H_rink_from_image or None}, width, height)."""
     from rulesfromvideo.observations import Observations
-    from rulesfromvideo.pipeline import blade_covariances_from_cameras
-    from vision.geometry import PlaneCamera
-    from vision.tracking import blade_covariance_rink
 
     _, _, truth = sample
     _, out = sample_run
     calib = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
     calib[5]["H_rink_from_image"] = None
     obs = Observations.from_tracks_jsonl(out / "tracks.jsonl")
-    w, h = truth["width"], truth["height"]
-    cov = blade_covariances_from_cameras(obs, {r["frame"]: r["H_rink_from_image"] for r in calib}, w, h)
+    return obs, calib, {r["frame"]: r["H_rink_from_image"] for r in calib}, truth["width"], truth["height"]
+
+
+def test_blade_covariances_follow_each_frames_camera(sample, sample_run):
+    """The rules get our vision's blade error per player and frame from that frame's camera:
+    the sample's side camera (on the −y side, design.md) knows x better than y; a frame whose
+    calibration is null gets NaN (the rules then fall back to the isotropic error)."""
+    from rulesfromvideo.pipeline import blade_covariances_from_cameras
+    from vision.geometry import PlaneCamera
+    from vision.tracking import blade_covariance_rink
+
+    obs, calib, H_by_frame, w, h = _sample_cameras(sample, sample_run)
+    cov = blade_covariances_from_cameras(obs, H_by_frame, w, h)
     assert cov.shape == (len(obs.player_ids), obs.n_frames, 2, 2)
     mid = obs.blade_mid_rink_m()
     seen = np.isfinite(mid).all(axis=2)
@@ -105,17 +112,11 @@ def test_the_puck_takes_a_pixel_of_its_frames_camera_as_a_shared_error(sample, s
     """``analyze``'s rules add ``vision.puck.puck_sigma_rink_m`` at the puck on every frame with a
     camera (``puck_sigma_from_cameras``): NaN on a frame whose calibration is null or without
     a puck position."""
-    from rulesfromvideo.observations import Observations
     from rulesfromvideo.pipeline import puck_sigma_from_cameras
     from vision.puck import puck_sigma_rink_m
 
-    _, _, truth = sample
-    _, out = sample_run
-    calib = [json.loads(line) for line in (out / "calibration.jsonl").read_text().splitlines()]
-    calib[5]["H_rink_from_image"] = None
-    obs = Observations.from_tracks_jsonl(out / "tracks.jsonl")
-    w, h = truth["width"], truth["height"]
-    s = puck_sigma_from_cameras(obs, {r["frame"]: r["H_rink_from_image"] for r in calib}, w, h)
+    obs, calib, H_by_frame, w, h = _sample_cameras(sample, sample_run)
+    s = puck_sigma_from_cameras(obs, H_by_frame, w, h)
     assert s.shape == (obs.n_frames,) and np.isnan(s[5])
     has = np.isfinite(obs.puck_xy_rink_m).all(axis=1)
     assert np.isnan(s[~has]).all() and has.sum() >= N // 2
