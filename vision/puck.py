@@ -76,7 +76,9 @@ def puck_sigma_rink_m(H_rink_from_image: np.ndarray, width: int, height: int, xy
     if not ok.any():
         return out
     try:
-        cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, dtype=np.float64), width, height)
+        # The plane's Jacobian needs only the homography, not the camera's pose.
+        H = np.asarray(H_rink_from_image, dtype=np.float64)
+        cam = PlaneCamera(np.linalg.inv(H), H, None, None, None, int(width), int(height))
         J_image = cam.jacobian_image_from_rink(xy[ok])
         good = np.abs(np.linalg.det(J_image)) > 1e-12
         J = np.full_like(J_image, np.nan)
