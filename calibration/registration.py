@@ -59,7 +59,7 @@ LINE_CIRCLE_RETRY_FRAMES = 15
 # of those lines is then likely no line across the rink (a circle's arc, a board's edge), and a
 # camera placed by it can match the paint of the other end zone's circles well enough for the
 # quality: it must also match this share of the paint it puts in view (two hand-drawn far end-zone
-# views: wrong cameras, 1 m and 40 m off, matched 67 % and 73 % at quality 0.82 and 0.96).
+# views: wrong cameras, 0.4 m and 40 m off, matched 67 % and 73 % at quality 0.82 and 0.96).
 LINE_CIRCLE_MAX_LINES = 2
 LINE_CIRCLE_FALLBACK_MIN_RECALL = 0.85
 # Lines nearer horizontal in the image than this are not taken for lines across the rink. A side
@@ -554,7 +554,7 @@ class Calibrator:
             return best
         # Some 0.5-5 s of CPU: while it finds nothing, once every LINE_CIRCLE_RETRY_FRAMES frames.
         self._circle_search_after = self._frame_index + LINE_CIRCLE_RETRY_FRAMES
-        for line in sorted(lines, key=lambda ln: -np.hypot(*(np.asarray(ln.p1) - ln.p0)))[:LINE_CIRCLE_MAX_LINES]:
+        for line in sorted(lines, key=lambda ln: -ln.length_px)[:LINE_CIRCLE_MAX_LINES]:
             found = self._best_camera(self._line_circle_hypotheses(targets, line, x_at, pw, ph), targets,
                                       from_circle=True)
             if found is None or (len(lines) >= 2 and found[2].recall < LINE_CIRCLE_FALLBACK_MIN_RECALL):
