@@ -66,6 +66,10 @@ LINE_CIRCLE_FALLBACK_MIN_RECALL = 0.85
 # camera at centre ice on the far goal sees its goal line at 9° (fresh render 834: 12° left it
 # unregistered all clip; hand-drawn views in tests/calibration/test_registration.py).
 LINE_MIN_ANGLE_DEG = 5.0
+# Once in this many frames a tracked camera is refined again from wide bands (``_wide_check``).
+WIDE_CHECK_FRAMES = 15
+WIDE_CHECK_TAUS = (25.0, 15.0, 8.0, 4.0, 2.0)
+WIDE_CHECK_MIN_GAIN = 0.05
 # ... and its cameras must put the ice in view on the rink: at most this share of it beyond the
 # boards by more than this (``Calibrator._ice_within_rink``).
 OFF_RINK_ICE_MAX = 0.05
@@ -443,6 +447,8 @@ class Calibrator:
                     kappa_weight=3e4, step=self._tracking_steps()), score=True)
                 if sc.quality >= self.min_quality:
                     result = (G, kappa, sc, "track")
+                    if frame_index % WIDE_CHECK_FRAMES == 0:
+                        result = self._wide_check(result, targets)
             if result is None:
                 result = self._cold(targets, pw, ph)
                 if result is not None and G_pred is not None and self._carried > 0 \
@@ -458,6 +464,23 @@ class Calibrator:
         G, kappa, sc, method = result
         self._G, self._kappa, self._carried = G, kappa, 0
         return self._result(G, kappa, A, sc, method, pw, ph)
+
+    def _wide_check(self, result, targets: _FrameTargets):
+        """A tracked camera refined again from wide bands (``WIDE_CHECK_TAUS``): a pose that
+        tracking carried in a wrong basin (a far circle 5 px off, a blue line and a centre circle
+        matched) moves to the markings it missed. Kept only when it matches clearly more of the
+        paint (``WIDE_CHECK_MIN_GAIN``) at no lower quality.
+
+        Returns:
+            ``result`` or the re-refined (G, kappa, _Score, "track").
+        """
+        G, kappa, sc, method = result
+        G2, kappa2, sc2 = self._fine(G, targets, lambda G0: self._refine(
+            G0, targets, taus=WIDE_CHECK_TAUS, iters_per_tau=4, kappa=kappa, fit_kappa=True,
+            kappa_weight=3e4), score=True)
+        if sc2.recall >= sc.recall + WIDE_CHECK_MIN_GAIN and sc2.quality >= sc.quality:
+            return G2, kappa2, sc2, method
+        return result
 
     def _carry(self, G_pred: np.ndarray | None) -> None:
         """Carry the camera through a frame that cannot be verified (players over the few

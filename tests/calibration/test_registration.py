@@ -317,3 +317,41 @@ def test_a_camera_that_puts_the_ice_in_view_beyond_the_boards_is_dropped():
     kept = Calibrator(RINK)._ice_within_rink([G, G @ shift], targets)
     assert len(kept) == 1 and kept[0] is G
 
+
+
+@pytest.mark.parametrize("turn_deg,scale", [(2.0, 1.0), (0.0, 1.04)])
+def test_a_tracked_camera_in_a_wrong_basin_is_pulled_out_by_the_wide_check(turn_deg, scale):
+    """A tracked pose turned (or scaled) about the blue line: the line near the camera still
+    matches, the far paint is 10-30 px off. Tracking's narrow refinement (5, 2.5, 1.5 px) leaves
+    it 10-15 cm off at quality ~1 (fresh render 923 stayed 15-40 cm off for 100 frames);
+    ``_wide_check`` (from 25 px down) brings it back. The true pose stays as it is."""
+    import cv2
+
+    from calibration.markings import segment_markings
+    from calibration.registration import _FrameTargets
+
+    rink = RinkModel(RinkSpec.for_layout("nhl"))
+    image_from_rink = look_at_homography([-2.0, -20.0, 9.0], [-8.0, 2.0, 0.0], 50.0, W, H)
+    frame = draw_frame(rink, image_from_rink, W, H, look=random_look(np.random.default_rng(0)), seed=0, n_players=6)
+    targets = _FrameTargets(segment_markings(cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)))
+    proc_from_raw = np.array([[0.5, 0, -0.25], [0, 0.5, -0.25], [0, 0, 1.0]])
+    G_true = proc_from_raw @ image_from_rink
+    c = np.array([-rink.spec.blue_line_x_m, 0.0])
+    a = np.radians(turn_deg)
+    M = np.eye(3)
+    M[:2, :2] = scale * np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    M[:2, 2] = c - M[:2, :2] @ c
+
+    def error_cm(G):
+        err = rink_error_cm(CalibrationResult(np.linalg.inv(np.linalg.inv(proc_from_raw) @ G), 1.0, "track"),
+                            image_from_rink)
+        return float(np.median(err))
+
+    cal = Calibrator(rink)
+    G, kappa = cal._refine(G_true @ M, targets, taus=(5.0, 2.5, 1.5), iters_per_tau=2)
+    sc = cal._score(G, targets)
+    assert error_cm(G) > 8.0 and sc.quality > 0.9  # tracking alone: off, and sure of it
+    G2, _, sc2, method = cal._wide_check((G, kappa, sc, "track"), targets)
+    assert error_cm(G2) < 3.0 and sc2.recall > sc.recall and method == "track"
+    right = (G_true, np.zeros(2), cal._score(G_true, targets), "track")
+    assert cal._wide_check(right, targets) is right
