@@ -172,6 +172,8 @@ KICK_HIDDEN_MAX_FRAMES = 6
 # 3-8 frames were all wrong (sticks and blades moving while the carried puck was hidden: 88 wrong
 # frames, none right), the five from a track measured the frame before right or mostly right.
 TAKEOVER_HELD_WITHIN_FRAMES = 2
+# Two candidates this close (rink m) are one object found by two detectors (a pixel or two apart).
+SAME_CANDIDATE_M = 0.05
 # A still candidate (not moved, not a carried puck the carry model saw) starts a track only where
 # the learned verifier gives it at least this probability (it vetoes under ``FrameTracker.
 # verifier_veto_p``, 0.2, everywhere). Without motion, a stick blade lying on the ice passes the
@@ -948,7 +950,10 @@ class PuckTracker:
                 if cost < best_cost:
                     best, best_cost = j, cost
             if best >= 0:
-                if held[best]:
+                # The compact and the motion detector often find the same puck: the still copy
+                # may score higher, but the puck taken moved all the same (else a chain moving
+                # elsewhere takes the track from it three frames on: fresh render 893).
+                if held[best] or np.any(held & (np.hypot(*(xy - xy[best]).T) <= SAME_CANDIDATE_M)):
                     self._last_moved_meas = frame_index
                 v_prior = self.kf.v
                 self.kf.update(xy[best], meas_sigma_m[best])

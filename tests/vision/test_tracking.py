@@ -223,6 +223,31 @@ def test_a_coasting_puck_track_is_not_taken_by_something_moving_elsewhere():
     assert all(r is None or abs(r["y"]) < 1.0 for r in recs)  # the chain completes on the coast's third frame
 
 
+def test_a_moving_puck_found_by_both_detectors_keeps_its_track():
+    """The compact detector and the motion detector find the sliding puck at one spot; the still
+    copy scores higher (0.9 against 0.6) and is the one taken. The puck moved all the same: a
+    weak object moving consistently 4 m away (a stick blade, 0.3) does not take the track on a
+    frame the motion detector misses the puck (``SAME_CANDIDATE_M``). Fresh render
+    ``icing_opponent_could_play_broadcast_893`` lost its puck to a pink stick blade for 20 frames
+    this way once the still copy came to outscore the moved one."""
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    recs = []
+    for f in range(14):
+        pt.predict(f)
+        puck, blade = (0.2 * f, 0.0), (4.0 + 0.1 * f, 4.0)
+        rows = [(puck, 0.9, 0.0), (puck, 0.6, 1.0), (blade, 0.3, 1.0)]
+        if f == 9:
+            rows.pop(1)  # the motion detector misses the puck on one frame
+        xy = np.array([r[0] for r in rows], dtype=np.float64)
+        cands = Detections.from_centers(xy, np.array([4.0, 3.0]), np.array([r[1] for r in rows]), xy_rink_m=xy,
+                                        area_px=np.full(len(rows), 10.0), expected_area_px=np.full(len(rows), 10.0),
+                                        moved=np.array([r[2] for r in rows]))
+        recs.append(pt.update(f, cands, np.full(len(rows), 0.02), []))
+    assert all(r is not None and r["measured"] and r["y"] == pytest.approx(0.0, abs=0.05) for r in recs[3:])
+
+
 def _start_frame(verifier_p: float, moved: bool, carry_p: float = 0.0) -> int | None:
     """The frame a track starts on a candidate seen at one spot (or gliding 1.5 m/s when
     ``moved``) every frame with score 0.5, the learned verifier's probability ``verifier_p`` and
