@@ -174,6 +174,12 @@ KICK_HIDDEN_MAX_FRAMES = 6
 TAKEOVER_HELD_WITHIN_FRAMES = 2
 # Two candidates this close (rink m) are one object found by two detectors (a pixel or two apart).
 SAME_CANDIDATE_M = 0.05
+# A coasting track is taken up again by a candidate that may not start a track (a still one the
+# verifier doubts) only this near its prediction, m. On 80 fresh renders (seeds 850-929, true
+# camera, `/tmp/s44/resumes.py`) 42 of the 51 such resumes within 0.3 m were the puck (a carried
+# puck the verifier is unsure of), 1 of the 13 beyond: sticks and blades in the grown gate, one of
+# which ended a coast 0.9 m into the goal and made a goal of a puck stopped on the line (898).
+COAST_RESUME_DOUBTED_M = 0.3
 # A still candidate (not moved, not a carried puck the carry model saw) starts a track only where
 # the learned verifier gives it at least this probability (it vetoes under ``FrameTracker.
 # verifier_veto_p``, 0.2, everywhere). Without motion, a stick blade lying on the ice passes the
@@ -941,7 +947,11 @@ class PuckTracker:
         if self.kf is not None:
             best, best_cost = -1, np.inf
             for j in range(len(cands)):
-                if oversize[j]:
+                if oversize[j] or (self.misses and no_start[j]
+                                   and np.hypot(*(xy[j] - self.kf.xy)) > COAST_RESUME_DOUBTED_M):
+                    # A coast's gate has grown with each frame unseen: what lies in it away from
+                    # the prediction is no surer the puck than a new track's start, and must pass
+                    # the same test.
                     continue
                 d2 = self.kf.mahalanobis2(xy[j], meas_sigma_m[j])
                 if d2 > GATE_CHI2:
