@@ -16,12 +16,11 @@ Method (all thresholds relative to the scene):
    recovered from ``rink_from_image`` (a 7.62 cm × 2.54 cm cylinder), so a blob
    far off that size (stick, skate blade line, jersey digit) scores low.
 4. Each candidate is scored by contrast (local and against the ice), neutral
-   colour (black rubber, not a tinted stick blade; the tint a puck of a few pixels takes
-   from the ice or paint around it through the codec's half-resolution colour does not
-   count), size match, compactness, isolation (how much of a ring around it looks like
-   ice — a digit on a jersey is not surrounded by ice) and motion: the darkness at the
-   same rink spot in the previous frame (mapped through both frames' homographies, so a
-   panning camera is handled) — a puck that arrived there scores a bonus, a static dark
+   colour (black rubber, not a tinted stick blade), size match, compactness, isolation
+   (how much of a ring around it looks like ice — a digit on a jersey is not
+   surrounded by ice) and motion: the darkness at the same rink spot in the
+   previous frame (mapped through both frames' homographies, so a panning
+   camera is handled) — a puck that arrived there scores a bonus, a static dark
    mark does not.
 5. The centre is the darkness-weighted centroid (sub-pixel), mapped to the rink
    on the plane of the puck's centre (z = thickness / 2) rather than the ice, which
@@ -93,11 +92,6 @@ def puck_sigma_rink_m(H_rink_from_image: np.ndarray, width: int, height: int, xy
         worst[fin] = np.linalg.svd(J[fin], compute_uv=False)[:, 0]
     out[ok] = px * worst
     return out
-
-
-#: Channel spread (max − min of B, G, R) of a black puck's darkest pixels on bare ice: noise and
-#: the codec's chroma, px value; a blob's neutrality falls off beyond it (``PuckDetector``).
-NEUTRAL_SPREAD = 12.0
 
 
 @dataclass
@@ -343,17 +337,13 @@ class PuckDetector:
             if bound < cfg.min_score:
                 continue
             # Black rubber is neutral: the channel spread of the blob's darkest pixels is small,
-            # unlike a tinted stick blade or dark jersey trim. Video keeps colour at half
-            # resolution (4:2:0), so a puck of a few pixels takes some of the tint around it
-            # (tinted ice, the crease, a blue line): the tint along its surroundings' is theirs.
+            # unlike a tinted stick blade or dark jersey trim.
             px = crop[ya:yb, xa:xb][lab_i].astype(np.int16) if crop.ndim == 3 else None
             neutral = 1.0
             if px is not None and len(px):
                 dark_half = px[np.argsort(px.max(axis=1))[: max(1, len(px) // 2)]]
                 spread = float(np.median(dark_half.max(axis=1) - dark_half.min(axis=1)))
-                if spread > NEUTRAL_SPREAD:
-                    spread = own_tint_spread(dark_half, surround_bgr(crop, labels, i, x, y, w, h))
-                neutral = float(np.clip(1.0 - (spread - NEUTRAL_SPREAD) / 40.0, 0.0, 1.0))
+                neutral = float(np.clip(1.0 - (spread - 12.0) / 40.0, 0.0, 1.0))
             # The factors still to come (marking, isolation, motion, joined) are all <= 1: a
             # blob already under the minimum score is dropped before the costlier ones.
             if bound * (0.4 + 0.6 * neutral) < cfg.min_score:
@@ -400,54 +390,6 @@ class PuckDetector:
             w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
             rows_out.append((cx, cy, score, a, a_exp, contrast, iso, mot, w, h, xy_rink_all[k, 0], xy_rink_all[k, 1]))
         return rows_out
-
-
-def surround_bgr(crop_bgr: np.ndarray, labels: np.ndarray, i: int, x: int, y: int, w: int, h: int) -> np.ndarray | None:
-    """Median colour of the pixels just around blob ``i``: (3,) BGR, or None.
-
-    Args:
-        crop_bgr: (H, W, 3) uint8 the image (crop) the blob was labelled in.
-        labels: (H, W) its connected-component labels.
-        i: the blob's label; (x, y, w, h) its bounding box in the crop, px.
-
-    Returns:
-        The median over a ring 2–3 px outside the blob, leaving out every labelled (dark) pixel;
-        None when the ring has fewer than 4 such pixels.
-    """
-    Hc, Wc = labels.shape
-    xa, ya, xb, yb = max(0, x - 3), max(0, y - 3), min(Wc, x + w + 3), min(Hc, y + h + 3)
-    lab = labels[ya:yb, xa:xb]
-    blob = (lab == i).astype(np.uint8)
-    ring = (cv2.dilate(blob, np.ones((7, 7), np.uint8)) > 0) & ~(cv2.dilate(blob, np.ones((3, 3), np.uint8)) > 0)
-    ring &= lab == 0
-    px = crop_bgr[ya:yb, xa:xb][ring]
-    return np.median(px, axis=0) if len(px) >= 4 else None
-
-
-def own_tint_spread(px_bgr: np.ndarray, around_bgr: np.ndarray | None) -> float:
-    """Median channel spread of pixels after taking out the tint they share with their surroundings.
-
-    A pixel's tint is its colour less its grey level, t = p − mean(p). A puck's pixels on tinted
-    ice or paint are black with part of the surroundings' tint s bled in (t = α s, 0 ≤ α ≤ 1): each
-    keeps only t − α s with α its projection on s, clipped to [0, 1]. A blue stick blade on pink
-    ice keeps its own blue.
-
-    Args:
-        px_bgr: (N, 3) pixels, BGR.
-        around_bgr: (3,) the surroundings' colour, BGR, or None (nothing taken out).
-
-    Returns:
-        The median of max − min of what is left, per pixel.
-    """
-    p = np.asarray(px_bgr, dtype=np.float64).reshape(-1, 3)
-    t = p - p.mean(axis=1, keepdims=True)
-    if around_bgr is not None:
-        s = np.asarray(around_bgr, dtype=np.float64)
-        s = s - s.mean()
-        ss = float(s @ s)
-        if ss > 1.0:
-            t = t - np.clip(t @ s / ss, 0.0, 1.0)[:, None] * s[None, :]
-    return float(np.median(t.max(axis=1) - t.min(axis=1)))
 
 
 def _cut_core_impl(labels, stats, cents, v, i) -> bool:
