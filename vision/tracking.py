@@ -176,9 +176,10 @@ TAKEOVER_HELD_WITHIN_FRAMES = 2
 SAME_CANDIDATE_M = 0.05
 # A coasting track is taken up again by a candidate that may not start a track (a still one the
 # verifier doubts) only this near its prediction, m. On 80 fresh renders (seeds 850-929, true
-# camera, `/tmp/s44/resumes.py`) 42 of the 51 such resumes within 0.3 m were the puck (a carried
-# puck the verifier is unsure of), 1 of the 13 beyond: sticks and blades in the grown gate, one of
-# which ended a coast 0.9 m into the goal and made a goal of a puck stopped on the line (898).
+# camera, `/tmp/s44/resumes.py`, with a puck-tint change tried at stop 44 and dropped) 42 of the 51
+# such resumes within 0.3 m were the puck (a carried puck the verifier is unsure of), 1 of the 13
+# beyond: sticks and blades in the grown gate, one of which ended a coast 0.9 m into the goal and
+# made a goal of a puck stopped on the line (render 898, docs/vision.md stop 44).
 COAST_RESUME_DOUBTED_M = 0.3
 # A still candidate (not moved, not a carried puck the carry model saw) starts a track only where
 # the learned verifier gives it at least this probability (it vetoes under ``FrameTracker.
@@ -962,7 +963,8 @@ class PuckTracker:
             if best >= 0:
                 # The compact and the motion detector often find the same puck: the still copy
                 # may score higher, but the puck taken moved all the same (else a chain moving
-                # elsewhere takes the track from it three frames on: fresh render 893).
+                # elsewhere takes the track from it three frames on: fresh render 893 with the
+                # puck-tint change tried at stop 44, docs/vision.md).
                 if held[best] or np.any(held & (np.hypot(*(xy - xy[best]).T) <= SAME_CANDIDATE_M)):
                     self._last_moved_meas = frame_index
                 v_prior = self.kf.v

@@ -229,7 +229,8 @@ def test_a_moving_puck_found_by_both_detectors_keeps_its_track():
     weak object moving consistently 4 m away (a stick blade, 0.3) does not take the track on a
     frame the motion detector misses the puck (``SAME_CANDIDATE_M``). Fresh render
     ``icing_opponent_could_play_broadcast_893`` lost its puck to a pink stick blade for 20 frames
-    this way once the still copy came to outscore the moved one."""
+    this way once the still copy came to outscore the moved one (with a puck-tint change tried
+    at stop 44)."""
     from vision.detections import Detections
 
     pt = PuckTracker(FPS)
@@ -310,8 +311,9 @@ def _after_a_coast(verifier_p: float, ahead_m: float = 0.85) -> dict | None:
 def test_a_coast_is_not_ended_by_a_still_candidate_the_verifier_doubts():
     """After frames unseen the gate has grown: a still candidate in it that the verifier doubts (a
     stick blade on the crease) is no surer the puck than one that may not start a track, and is not
-    taken. Fresh render ``no_goal_on_line_overhead_898``: such a candidate 0.85 m into the goal,
-    vetoed (verifier 0.08), ended a 3-frame coast and made a goal of a puck stopped on the line.
+    taken. Fresh render ``no_goal_on_line_overhead_898`` (with a puck-tint change tried at stop
+    44): such a candidate 0.85 m into the goal, vetoed (verifier 0.08), ended a 3-frame coast and
+    made a goal of a puck stopped on the line.
     The same candidate is taken when the verifier leans to a puck, and a doubted one near the
     prediction."""
     from vision.tracking import START_STILL_MIN_VERIFIER_P
