@@ -285,8 +285,8 @@ def test_a_still_candidate_the_verifier_doubts_starts_no_track():
 def _after_a_coast(verifier_p: float, ahead_m: float = 0.85) -> dict | None:
     """The record of the frame after a puck sliding at 3.6 m/s (score 0.6, verifier 0.9) was
     seen for 8 frames and not for 3, when a still candidate ``ahead_m`` ahead of the coast's
-    prediction (0.85 m: inside its grown gate, χ² 8.2 at a 5 cm pixel, as from above) has the verifier's
-    ``verifier_p`` and score 0.5, vetoed to that probability under 0.2 as
+    prediction (0.85 m: inside its grown gate, χ² 8.2 at a 5 cm pixel, as from above) has the
+    verifier's ``verifier_p`` and score 0.5, vetoed to that probability under 0.2 as
     ``FrameTracker._verify`` does."""
     from vision.detections import Detections
 
@@ -299,8 +299,8 @@ def _after_a_coast(verifier_p: float, ahead_m: float = 0.85) -> dict | None:
         elif f < 11:
             xy = None
         else:
-            xy, score, vp, mv = np.array([[0.12 * f + ahead_m, 0.1]]), min(0.5, verifier_p) if verifier_p < 0.2 else 0.5, \
-                verifier_p, 0.0
+            score = min(0.5, verifier_p) if verifier_p < 0.2 else 0.5
+            xy, vp, mv = np.array([[0.12 * f + ahead_m, 0.1]]), verifier_p, 0.0
         cands = Detections.empty() if xy is None else Detections.from_centers(
             xy, np.array([4.0]), np.array([score]), xy_rink_m=xy, area_px=np.array([10.0]),
             expected_area_px=np.array([10.0]), moved=np.array([mv]), verifier_p=np.array([vp]))
@@ -313,9 +313,8 @@ def test_a_coast_is_not_ended_by_a_still_candidate_the_verifier_doubts():
     stick blade on the crease) is no surer the puck than one that may not start a track, and is not
     taken. Fresh render ``no_goal_on_line_overhead_898`` (with a puck-tint change tried at stop
     44): such a candidate 0.85 m into the goal, vetoed (verifier 0.08), ended a 3-frame coast and
-    made a goal of a puck stopped on the line.
-    The same candidate is taken when the verifier leans to a puck, and a doubted one near the
-    prediction."""
+    made a goal of a puck stopped on the line. The same candidate is taken when the verifier leans
+    to a puck, and a doubted one near the prediction."""
     from vision.tracking import START_STILL_MIN_VERIFIER_P
 
     doubted = _after_a_coast(0.08)
