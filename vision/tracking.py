@@ -188,6 +188,14 @@ COAST_RESUME_DOUBTED_M = 0.3
 # tracks that were all wrong on the 50 tuning renders, true camera: 48 wrong frames, none right)
 # and sure of the pucks (0.33 on the first frame of one right start, 0.53-0.98 on all others).
 START_STILL_MIN_VERIFIER_P = 0.35
+# A puck lying still (a start whose chain moves under RESTING_MPS) needs more: the verifier at
+# least START_RESTING_MIN_VERIFIER_P. Seen from above, a sledge goalkeeper's stick tips lie still
+# in front of his crease from a clip's first frames, the verifier unsure (0.36 and 0.44 on
+# fresh renders 872 and 886: tracks held on them for whole clips). Of the 7 tracks started lying
+# still on those 80 renders (true camera, `/tmp/s45/starts.py`, docs/vision.md stop 45) these
+# two alone had less than 0.5; the three on the puck had 0.98 (two more, wrong, 0.75 and 0.90).
+RESTING_MPS = 0.5
+START_RESTING_MIN_VERIFIER_P = 0.5
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
@@ -937,6 +945,8 @@ class PuckTracker:
         # (no verifier: none doubted).
         vp = np.asarray(cands.data.get("verifier_p", np.full(len(cands), np.nan)), dtype=np.float64)
         no_start = oversize | (~held & (vp < START_STILL_MIN_VERIFIER_P))
+        # ... nor, lying still, those it is unsure of (``START_RESTING_MIN_VERIFIER_P``).
+        no_rest = no_start | (~held & (vp < START_RESTING_MIN_VERIFIER_P))
         chain = self._moved_chain(frame_index, xy[moved])
         holding = self._last_meas is not None and frame_index - self._last_meas[0] <= TAKEOVER_HELD_WITHIN_FRAMES
         if (chain is not None and self.kf is not None and holding and frame_index - self._last_moved_meas > 3
@@ -990,7 +1000,7 @@ class PuckTracker:
                     rec["touch"] = touch
                 return rec
             self.misses += 1
-            if self._try_reacquire(frame_index, xy, score, no_start):
+            if self._try_reacquire(frame_index, xy, score, no_start, no_rest):
                 return self._record(True)
             if self.misses > self.max_coast:
                 self.kf = None
@@ -1005,7 +1015,7 @@ class PuckTracker:
                 return None
             return self._record(False)
         # Lost: acquire from consistent strong candidates.
-        if self._try_reacquire(frame_index, xy, score, no_start):
+        if self._try_reacquire(frame_index, xy, score, no_start, no_rest):
             return self._record(True)
         return None
 
@@ -1056,10 +1066,12 @@ class PuckTracker:
             return None
         return self._record(False)
 
-    def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, no_start: np.ndarray) -> bool:
+    def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, no_start: np.ndarray,
+                       no_rest: np.ndarray | None = None) -> bool:
         """Start a track from a strong candidate seen in three consecutive frames with consistent
         motion (two for a very strong one); candidates where ``no_start`` (N,) is True are not
-        strong whatever their score.
+        strong whatever their score, and those where ``no_rest`` (N,) is True start none lying
+        still (a chain under ``RESTING_MPS``).
 
         While the current track coasts, this needs ``misses >= 2`` (a one-frame miss is
         not a reason to jump elsewhere).
@@ -1074,6 +1086,12 @@ class PuckTracker:
             self._pending.append((frame_index, np.zeros((0, 2)), 0.0))
             return False
         chain = _consistent_chain(frame_index, xy[strong], score[strong], self._pending, self.dt, self.confident_score)
+        if chain is not None and no_rest is not None and float(np.hypot(*chain[1])) < RESTING_MPS:
+            if no_rest[strong[int(np.argmin(np.hypot(*(xy[strong] - chain[0]).T)))]]:
+                # Lying still where the verifier is unsure: only a firmer candidate starts a track.
+                firm = strong[~no_rest[strong]]
+                chain = (_consistent_chain(frame_index, xy[firm], score[firm], self._pending, self.dt,
+                                           self.confident_score) if len(firm) else None)
         if chain is not None:
             self._start(frame_index, *chain)
             return True

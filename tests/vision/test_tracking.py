@@ -249,16 +249,17 @@ def test_a_moving_puck_found_by_both_detectors_keeps_its_track():
     assert all(r is not None and r["measured"] and r["y"] == pytest.approx(0.0, abs=0.05) for r in recs[3:])
 
 
-def _start_frame(verifier_p: float, moved: bool, carry_p: float = 0.0) -> int | None:
+def _start_frame(verifier_p: float, moved: bool, carry_p: float = 0.0, glides: bool | None = None) -> int | None:
     """The frame a track starts on a candidate seen at one spot (or gliding 1.5 m/s when
-    ``moved``) every frame with score 0.5, the learned verifier's probability ``verifier_p`` and
-    the carry model's ``carry_p`` (0: not a carry candidate); None: no track in 8 frames."""
+    ``glides``, by default when ``moved``: the motion detector's) every frame with score 0.5,
+    the learned verifier's probability ``verifier_p`` and the carry model's ``carry_p`` (0: not a
+    carry candidate); None: no track in 8 frames."""
     from vision.detections import Detections
 
     pt = PuckTracker(FPS)
     for f in range(8):
         pt.predict(f)
-        xy = np.array([[3.0 + (0.05 * f if moved else 0.0), 1.0]])
+        xy = np.array([[3.0 + (0.05 * f if (moved if glides is None else glides) else 0.0), 1.0]])
         cands = Detections.from_centers(xy, np.array([4.0]), np.array([0.5]), xy_rink_m=xy,
                                         area_px=np.array([10.0]), expected_area_px=np.array([10.0]),
                                         moved=np.array([float(moved)]), verifier_p=np.array([verifier_p]),
@@ -280,6 +281,21 @@ def test_a_still_candidate_the_verifier_doubts_starts_no_track():
     assert _start_frame(START_STILL_MIN_VERIFIER_P - 0.1, moved=True) == 2
     assert _start_frame(0.0, moved=False, carry_p=0.9) == 2  # carry spots are not shown to the verifier
     assert _start_frame(float("nan"), moved=False) == 2  # no verifier: the classical score decides
+
+
+def test_a_puck_lying_still_starts_a_track_only_where_the_verifier_leans_to_it():
+    """A still spot the verifier is unsure of (between ``START_STILL_MIN_VERIFIER_P`` and
+    ``START_RESTING_MIN_VERIFIER_P``) starts no track while it lies still: a sledge goalkeeper's
+    stick tips seen from above (verifier 0.36 and 0.44 on fresh renders 872 and 886, whole clips
+    held on them). The same spot gliding (a chain of 1.5 m/s, whichever detector found it) starts
+    one, and so does a still one the verifier is sure of."""
+    from vision.tracking import START_RESTING_MIN_VERIFIER_P, START_STILL_MIN_VERIFIER_P
+
+    unsure = (START_STILL_MIN_VERIFIER_P + START_RESTING_MIN_VERIFIER_P) / 2
+    assert _start_frame(unsure, moved=False) is None
+    assert _start_frame(unsure, moved=False, glides=True) == 2
+    assert _start_frame(START_RESTING_MIN_VERIFIER_P + 0.05, moved=False) == 2
+    assert _start_frame(unsure, moved=False, carry_p=0.9) == 2  # the carry model's word stands
 
 
 def _after_a_coast(verifier_p: float, ahead_m: float = 0.85) -> dict | None:
