@@ -351,9 +351,17 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
     if any_off:
         verdict = "offside"
         off = [k for k, v in known.items() if v["depth"] >= K_SIGMA * v["sigma"] and v["depth"] > 0]
-        kmax = max(off, key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
+        # A goalkeeper of the attacking team inside the zone it attacks is at the other team's
+        # goal: the defending goalkeeper with a wrong team (his crease's paint in his colour
+        # votes, fresh render 862) or an attacker parked at the crease. He may be offside, which
+        # keeps an onside call open, but he does not make one.
+        sure = [k for k in off if obs.player_role[k] != "goalkeeper"]
+        kmax = max(sure or off, key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
         margin, sigma = known[kmax]["depth"], known[kmax]["sigma"]
-        if not exempt and all(_may_control(ctx, k, near) for k in off):
+        if not sure:
+            verdict = "inconclusive"
+            ev["reason"] = "the only attacker over the line is a goalkeeper at the goal his team attacks: his team is in doubt"
+        elif not exempt and all(_may_control(ctx, k, near) for k in sure):
             # 903 d: the only offside players may be the carrier that noise hid.
             verdict = "inconclusive"
             ev["reason"] = "the offside player may be the puck carrier (903 d)"

@@ -160,6 +160,29 @@ def test_skater_of_unknown_team_deep_in_the_zone_blocks_an_onside_call():
     assert e["evidence"]["team_unknown_could_be_offside"] == [4]
 
 
+@pytest.mark.parametrize("receiver_x,role,verdict,player", [
+    (7.0, "goalkeeper", "inconclusive", 4),  # only the goalkeeper-like track is over the line
+    (9.0, "goalkeeper", "offside", 2),  # a sure attacker is over too: he makes the call
+    (7.0, "skater", "offside", 4),  # an attacker parked at the crease is offside (903 b1)
+])
+def test_a_goalkeeper_of_the_attacking_team_at_the_goal_it_attacks_makes_no_offside(receiver_x, role, verdict, player):
+    """903 b1 is about attackers. A track the tracker calls a goalkeeper, labelled with the attacking
+    team, in the crease of the goal that team attacks is the defending goalkeeper with a wrong
+    team or an attacker parked there: it keeps an onside call open but makes no offside call
+    (fresh render ``offside_carried_overhead_862``: the red goalkeeper on his blue crease, voted
+    blue, called offside by 18 m)."""
+    c = pass_entry(lambda t: [[receiver_x, 6.1], [receiver_x, 5.9]])
+    c.player(4, "home", still(25.3, -0.5), role=role)
+    e = of_type(bench(c).run(), "zone_entry")[0]
+    assert e["verdict"] == verdict
+    assert e["evidence"]["player"] == player
+    if verdict == "inconclusive":
+        assert "goalkeeper" in e["evidence"]["reason"]
+        assert e["margin_m"] == pytest.approx(25.3 - FAR, abs=0.01)
+    else:
+        assert e["margin_m"] == pytest.approx((receiver_x if player == 2 else 25.3) - FAR, abs=0.01)
+
+
 def test_skater_of_unknown_team_far_behind_the_line_does_not_matter():
     c = pass_entry(lambda t: [[7.0, 6.1], [7.0, 5.9]])
     c.player(4, None, still(FAR - 6.0, -6.0))
