@@ -76,7 +76,7 @@ class StartRecorder:
             self._cands, self._how = cands, "takeover"  # a start straight from _update is the takeover
             return update(frame_index, cands, meas_sigma_m, players)
 
-        def _try_reacquire(frame_index, xy, score, no_start, no_rest=None):
+        def _try_reacquire(frame_index, xy, score, no_start, no_rest):
             self._how = "reacquire"
             try:
                 return reacquire(frame_index, xy, score, no_start, no_rest)

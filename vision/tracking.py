@@ -1067,7 +1067,7 @@ class PuckTracker:
         return self._record(False)
 
     def _try_reacquire(self, frame_index: int, xy: np.ndarray, score: np.ndarray, no_start: np.ndarray,
-                       no_rest: np.ndarray | None = None) -> bool:
+                       no_rest: np.ndarray) -> bool:
         """Start a track from a strong candidate seen in three consecutive frames with consistent
         motion (two for a very strong one); candidates where ``no_start`` (N,) is True are not
         strong whatever their score, and those where ``no_rest`` (N,) is True start none lying
@@ -1086,7 +1086,7 @@ class PuckTracker:
             self._pending.append((frame_index, np.zeros((0, 2)), 0.0))
             return False
         chain = _consistent_chain(frame_index, xy[strong], score[strong], self._pending, self.dt, self.confident_score)
-        if chain is not None and no_rest is not None and float(np.hypot(*chain[1])) < RESTING_MPS:
+        if chain is not None and float(np.hypot(*chain[1])) < RESTING_MPS:
             if no_rest[strong[int(np.argmin(np.hypot(*(xy[strong] - chain[0]).T)))]]:
                 # Lying still where the verifier is unsure: only a firmer candidate starts a track.
                 firm = strong[~no_rest[strong]]
