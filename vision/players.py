@@ -78,6 +78,10 @@ POST_MAX_WIDTH_M = 0.3
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
 POST_MIN_BODY_FRAC = 0.25
+# Seen from the side, the frame's mask only drops a blob with less than POST_MIN_BODY_FRAC of its
+# pixels off it (the frame alone); drawn this much thicker, as a panning broadcast camera's blur
+# and a calibration's pixel of error spread a far frame (fresh renders 852, 879, 915).
+POST_SIDE_MARGIN_M = 0.15
 # A blob with this share of its pixels within this many work px of a near post's projected axis
 # is the post (``_along_goal_post``): 2.5 px covers a far post's blur, the foreground's closing
 # and a pixel of calibration error.
@@ -314,6 +318,7 @@ class PlayerDetector:
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
         posts = _goal_posts_mask(scene, fg.shape)
+        side = _goal_posts_mask(scene, fg.shape, behind=False, margin_m=POST_SIDE_MARGIN_M)
         boxes, contacts = [], []
         for i in alive:
             x, y, w, h, area = stats[i]
@@ -333,6 +338,12 @@ class PlayerDetector:
                 # alone is no one.
                 body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
                 if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
+                    continue
+                # Seen from the side, a player at the frame keeps its pixels (he may be in front of
+                # it), but a blob almost all on the frame is the frame: a red frame in the home
+                # team's colour was a home skater at the goal line (fresh render 879, 73 frames).
+                if side is not None and np.count_nonzero(
+                        sub & (side[y : y + h, px0:px1] == 0)) < POST_MIN_BODY_FRAC * a:
                     continue
                 found = self._contact_on_ice(body_sub, px0, y, scene)
                 if found is None:
@@ -591,28 +602,31 @@ class PlayerDetector:
         return self.teams.classify_pixels(pix)
 
 
-def _goal_posts_mask(scene: IceScene, shape: tuple[int, int]) -> np.ndarray | None:
+def _goal_posts_mask(scene: IceScene, shape: tuple[int, int], behind: bool = True,
+                     margin_m: float = POST_MASK_MARGIN_M) -> np.ndarray | None:
     """(h, w) uint8 work-resolution mask of the goal frames' posts and crossbars (218 b:
     upright tubes ``IceScene.goal_height_m`` tall, the bar joining their tops; drawn
-    ``POST_MASK_MARGIN_M`` thicker) that stand between the camera and the players: those of a goal whose line the camera
-    stands behind (a goal camera). None without a camera pose or with no such goal in view.
+    ``margin_m`` thicker). With ``behind`` those that stand between the camera and the players:
+    of a goal whose line the camera stands behind (a goal camera); without it the others, seen
+    from the side. None without a camera pose or with no such goal in view.
 
     From a camera behind the goal line the frame is nearer than anyone playing in front of the
     goal, so its pixels are the frame's; from the side a goalkeeper or an attacker at the crease
-    is as often in front of it, and the pixels would be his.
+    is as often in front of it, and the pixels would be his: there the mask only tells a blob
+    that is all frame (``POST_SIDE_MARGIN_M``).
     """
     cam, posts = scene.cam, scene.goal_posts_rink_m
     if posts is None or not cam.has_pose:
         return None
-    r = scene.goal_post_radius_m + POST_MASK_MARGIN_M
+    r = scene.goal_post_radius_m + margin_m
     top = scene.goal_height_m
     ang = np.linspace(0.0, 2.0 * np.pi, 12, endpoint=False)
     ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
     x_cam = float(cam.position_xyz_m[0])
     pieces = []
     for a, b in zip(posts[0::2], posts[1::2]):  # each goal's two posts, on its goal line
-        if np.sign(a[0]) * x_cam <= abs(a[0]):
-            continue  # the camera is not behind this goal line
+        if (np.sign(a[0]) * x_cam > abs(a[0])) != behind:
+            continue  # the camera is not behind this goal line (or is, for the side view's mask)
         for cx, cy in (a, b):  # each post: its ring at the ice and at the top
             pieces.append(np.array([[cx + dx, cy + dy, z] for dx, dy in ring for z in (0.0, top)]))
         pieces.append(np.array([[p[0] + dx, p[1] + dy, top + dz] for p in (a, b) for dx, dy in ring

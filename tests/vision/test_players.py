@@ -356,6 +356,30 @@ def test_the_goal_frame_is_not_a_player_nor_part_of_the_goalkeeper_beside_it(kit
     assert np.linalg.norm(est.mean(axis=0) - blades.mean(axis=0)) < 0.15  # 0.42 m with the frame's pixels
 
 
+def _goal_frame_from_the_side(kit, cam_xyz_m, fov_deg: float, width_px: float, goalkeeper_xy_m, kit_bgr,
+                              crossbar: bool):
+    """The +x goal's red frame (218 b) drawn ``width_px`` wide (as blurred renders show it) from a
+    camera at ``cam_xyz_m`` looking at the crease, a goalkeeper in ``kit_bgr`` drawn over it at
+    ``goalkeeper_xy_m`` (2,) m: the player detector's (detections, teams) on that picture."""
+    s = kit.rink.spec
+    gx = s.goal_line_x_m
+    cam = type(kit.cam).from_look_at(cam_xyz_m, [gx - 1.0, 0.0, 0.0], fov_deg, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
+    img = drawer.base.copy()
+    posts = kit.rink.goal_post_centres_xy(+1)
+    ends_px = cam.project(np.array([[posts[0][0] - 0.5, posts[0][1], 0.6], [posts[0][0] + 0.5, posts[0][1], 0.6]]))
+    r = width_px / 2.0 / float(np.linalg.norm(ends_px[1] - ends_px[0]))
+    top = s.goal_height_m
+    for post in posts:
+        drawer._cylinder(img, post, r, 0.0, top, HOME)
+    if crossbar:
+        drawer._poly(img, [[p[0] + dx, p[1], top + dz] for p in posts for dx in (-r, r) for dz in (-r, r)], HOME)
+    drawer.player(img, goalkeeper_xy_m, np.pi, kit_bgr)
+    return PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(
+        build_ice_scene(img, pc, RinkGeometryCache(kit.rink)))
+
+
 def test_a_far_goal_post_is_not_a_player_however_wide_its_blur(kit):
     # From the side at broadcast distance a red post (218 b: 5 cm thick) shows 6-8 px wide in the
     # renders (blur and a drawn line's least width), wider than POST_MAX_WIDTH_M there, as wide as a
@@ -363,23 +387,24 @@ def test_a_far_goal_post_is_not_a_player_however_wide_its_blur(kit):
     # Its pixels follow the post's projected axis from the ice to the bar; a body widens into its
     # sledge at the ice. (The crossbar, a line a pixel or two high from here, does not survive the
     # foreground's opening.) The goalkeeper in front of the goal stays a player.
-    s = kit.rink.spec
-    gx = s.goal_line_x_m
-    cam = type(kit.cam).from_look_at([gx - 20.0, -52.0, 16.0], [gx - 1.0, 0.0, 0.0], 30.0, 1280, 720)
-    drawer = kit.Drawer(kit.rink, cam)
-    pc = PlaneCamera.from_homography(np.linalg.inv(cam.H_image_from_rink()), cam.width, cam.height)
-    img = drawer.base.copy()
-    posts = kit.rink.goal_post_centres_xy(+1)
-    ends_px = cam.project(np.array([[posts[0][0] - 0.5, posts[0][1], 0.6], [posts[0][0] + 0.5, posts[0][1], 0.6]]))
-    r_drawn = 4.0 / float(np.linalg.norm(ends_px[1] - ends_px[0]))  # 8 px wide, as the renders show it
-    for post in posts:
-        drawer._cylinder(img, post, r_drawn, 0.0, s.goal_height_m, HOME)
+    gx = kit.rink.spec.goal_line_x_m
     goalkeeper = np.array([gx - 0.6, 0.45])
-    drawer.player(img, goalkeeper, np.pi, HOME)
-    scene = build_ice_scene(img, pc, RinkGeometryCache(kit.rink))
-    det, teams = PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(scene)
+    det, teams = _goal_frame_from_the_side(kit, [gx - 20.0, -52.0, 16.0], 30.0, 8.0, goalkeeper, HOME, crossbar=False)
     assert len(det) == 1, det.data["contact_rink_m"]
     assert np.linalg.norm(det.data["contact_rink_m"][0] - goalkeeper) < 0.8 and teams[0].team == "home"
+
+
+def test_a_goal_frame_seen_from_the_side_is_not_a_player(kit):
+    """From a broadcast camera's side the whole red frame (218 b: two 5 cm posts 1.22 m tall, the
+    crossbar between their tops) is one blob blurred a few pixels wide, as red as the home jerseys
+    and too wide for one post's axis: fresh render 879 tracked it as a home skater at the goal
+    line for 73 frames. A blob all on the frame's projected tubes is the frame; the goalkeeper
+    beside it stays a player, his team and spot right."""
+    gx = kit.rink.spec.goal_line_x_m
+    goalkeeper = np.array([gx - 1.2, 1.4])
+    det, teams = _goal_frame_from_the_side(kit, [gx - 14.0, -18.0, 7.0], 40.0, 6.0, goalkeeper, AWAY, crossbar=True)
+    assert len(det) == 1, det.data["contact_rink_m"]
+    assert np.linalg.norm(det.data["contact_rink_m"][0] - goalkeeper) < 0.8 and teams[0].team == "away"
 
 
 def test_a_goalkeeper_seen_from_above_on_his_crease_gets_his_jerseys_team(tmp_path):
