@@ -356,11 +356,12 @@ def test_the_goal_frame_is_not_a_player_nor_part_of_the_goalkeeper_beside_it(kit
     assert np.linalg.norm(est.mean(axis=0) - blades.mean(axis=0)) < 0.15  # 0.42 m with the frame's pixels
 
 
-def _goal_frame_from_the_side(kit, cam_xyz_m, fov_deg: float, width_px: float, goalkeeper_xy_m, kit_bgr,
-                              crossbar: bool):
-    """The +x goal's red frame (218 b) drawn ``width_px`` wide (as blurred renders show it) from a
-    camera at ``cam_xyz_m`` looking at the crease, a goalkeeper in ``kit_bgr`` drawn over it at
-    ``goalkeeper_xy_m`` (2,) m: the player detector's (detections, teams) on that picture."""
+def _only_the_goalkeeper_beside_the_frame(kit, cam_xyz_m, fov_deg: float, width_px: float, goalkeeper_xy_m,
+                                          team: str, crossbar: bool) -> None:
+    """Draw the +x goal's red frame (218 b) ``width_px`` wide (as blurred renders show it) from a
+    camera at ``cam_xyz_m`` looking at the crease, a goalkeeper of ``team`` over it at
+    ``goalkeeper_xy_m`` (2,) m, and assert the player detector finds him alone, at his spot
+    (within 0.8 m) and of his team."""
     s = kit.rink.spec
     gx = s.goal_line_x_m
     cam = type(kit.cam).from_look_at(cam_xyz_m, [gx - 1.0, 0.0, 0.0], fov_deg, 1280, 720)
@@ -375,9 +376,11 @@ def _goal_frame_from_the_side(kit, cam_xyz_m, fov_deg: float, width_px: float, g
         drawer._cylinder(img, post, r, 0.0, top, HOME)
     if crossbar:
         drawer._poly(img, [[p[0] + dx, p[1], top + dz] for p in posts for dx in (-r, r) for dz in (-r, r)], HOME)
-    drawer.player(img, goalkeeper_xy_m, np.pi, kit_bgr)
-    return PlayerDetector(TeamClassifier({"home": HOME, "away": AWAY})).detect(
-        build_ice_scene(img, pc, RinkGeometryCache(kit.rink)))
+    kits = {"home": HOME, "away": AWAY}
+    drawer.player(img, goalkeeper_xy_m, np.pi, kits[team])
+    det, teams = PlayerDetector(TeamClassifier(kits)).detect(build_ice_scene(img, pc, RinkGeometryCache(kit.rink)))
+    assert len(det) == 1, det.data["contact_rink_m"]
+    assert np.linalg.norm(det.data["contact_rink_m"][0] - goalkeeper_xy_m) < 0.8 and teams[0].team == team
 
 
 def test_a_far_goal_post_is_not_a_player_however_wide_its_blur(kit):
@@ -388,10 +391,8 @@ def test_a_far_goal_post_is_not_a_player_however_wide_its_blur(kit):
     # sledge at the ice. (The crossbar, a line a pixel or two high from here, does not survive the
     # foreground's opening.) The goalkeeper in front of the goal stays a player.
     gx = kit.rink.spec.goal_line_x_m
-    goalkeeper = np.array([gx - 0.6, 0.45])
-    det, teams = _goal_frame_from_the_side(kit, [gx - 20.0, -52.0, 16.0], 30.0, 8.0, goalkeeper, HOME, crossbar=False)
-    assert len(det) == 1, det.data["contact_rink_m"]
-    assert np.linalg.norm(det.data["contact_rink_m"][0] - goalkeeper) < 0.8 and teams[0].team == "home"
+    _only_the_goalkeeper_beside_the_frame(kit, [gx - 20.0, -52.0, 16.0], 30.0, 8.0, np.array([gx - 0.6, 0.45]),
+                                          "home", crossbar=False)
 
 
 def test_a_goal_frame_seen_from_the_side_is_not_a_player(kit):
@@ -401,10 +402,8 @@ def test_a_goal_frame_seen_from_the_side_is_not_a_player(kit):
     line for 73 frames. A blob all on the frame's projected tubes is the frame; the goalkeeper
     beside it stays a player, his team and spot right."""
     gx = kit.rink.spec.goal_line_x_m
-    goalkeeper = np.array([gx - 1.2, 1.4])
-    det, teams = _goal_frame_from_the_side(kit, [gx - 14.0, -18.0, 7.0], 40.0, 6.0, goalkeeper, AWAY, crossbar=True)
-    assert len(det) == 1, det.data["contact_rink_m"]
-    assert np.linalg.norm(det.data["contact_rink_m"][0] - goalkeeper) < 0.8 and teams[0].team == "away"
+    _only_the_goalkeeper_beside_the_frame(kit, [gx - 14.0, -18.0, 7.0], 40.0, 6.0, np.array([gx - 1.2, 1.4]),
+                                          "away", crossbar=True)
 
 
 def test_a_goalkeeper_seen_from_above_on_his_crease_gets_his_jerseys_team(tmp_path):
