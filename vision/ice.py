@@ -66,12 +66,16 @@ class RinkGeometryCache:
     def __init__(self, rink) -> None:
         self.ice: Polygon = rink.ice.simplify(0.01)
         groups: dict[tuple[int, int, int], list] = {}
+        kinds: dict[tuple[int, int, int], set] = {}
         for m in rink.markings:
             groups.setdefault(tuple(m.rgb), []).append(m.geometry)
+            kinds.setdefault(tuple(m.rgb), set()).add(m.kind)
         # Keep the painter's order: later groups (lines) are drawn over earlier ones (crease fill).
         self.marking_groups: list[tuple[tuple[int, int, int], object]] = [
             (rgb, unary_union(geoms).simplify(0.01)) for rgb, geoms in groups.items()
         ]
+        # Colours painted only as the creases' fill: areas metres wide whose inside is all paint.
+        self.fill_rgbs = {rgb for rgb, k in kinds.items() if k == {"crease_fill"}}
         # The face-off and centre spots and the L marks lie in their circle's hole, which the
         # group fill paints with 0 after the exteriors: they are missing from the group masks.
         self.in_holes = unary_union([m.geometry for m in rink.markings if m.kind in ("spot", "faceoff_l")])
@@ -294,6 +298,9 @@ class IceScene:
         in_hole_mask: (h, w) uint8 0/255, the markings inside a circle's hole, missing from
             ``marking_mask`` (face-off and centre spots, L marks; dilated by the slack); None
             where not built.
+        crease_unpainted: (h, w) uint8 0/255, pixels deep inside a painted crease that are not
+            its paint (``_fill_core_unpainted``); not in ``foreground`` (the goal frame stands
+            over the crease: the player detector adds them off it); None: none in view.
     """
 
     cam: PlaneCamera
@@ -312,6 +319,7 @@ class IceScene:
     any_marking_mask: np.ndarray | None = None
     marking_ycc: dict = field(default_factory=dict)
     in_hole_mask: np.ndarray | None = None
+    crease_unpainted: np.ndarray | None = None
     goal_nets_rink_m: Polygon | None = None
     goal_posts_rink_m: np.ndarray | None = None
     goal_post_radius_m: float = 0.0
@@ -367,6 +375,80 @@ def _mark_paint_range(ice_like: np.ndarray, ycc: np.ndarray, region: np.ndarray,
         inr = cv2.bitwise_or(inr, cv2.inRange(sub_ycc, lo, hi))
     view = ice_like[y : y + bh, x : x + bw]
     cv2.bitwise_or(view, cv2.bitwise_and(inr, region[y : y + bh, x : x + bw]), dst=view)
+
+
+# Deep inside a crease fill (farther than the calibration slack plus this from its edge and from
+# other paint, work px), a pixel of the ice's colour is no paint but something on it: a goalkeeper's
+# white pads on the blue crease, seen from above (overhead tuning renders: goalkeepers detected in
+# 43 % of frames, docs/vision.md stop 47).
+FILL_CORE_MARGIN_PX = 0
+# A crease whose core shows its paint on fewer of its pixels than this is not where the rink
+# model puts it (a calibration off by more than the slack) or not painted: left as it was.
+FILL_MIN_PAINT_FRAC = 0.5
+# The crease paint's box: this many robust spreads (1.4826 MAD) of the core's pixels a side, at
+# least FILL_MIN_TOL (YCrCb units; noise and compression on a clean paint), at most marking_tol.
+FILL_SPREAD_K = 3.0
+FILL_MIN_TOL = 8.0
+# Fewer core pixels than this measure no paint colour (a crease at the picture's edge).
+FILL_MIN_CORE_PX = 20
+
+
+def _fill_core_unpainted(ycc: np.ndarray, fill_mask: np.ndarray, others: list, ice_ycc: np.ndarray, tol: float,
+                         slack_px: int) -> np.ndarray | None:
+    """(h, w) uint8 0/255: pixels deep inside a crease fill that are not its paint, or None.
+
+    A marking's area counts the ice colour and its blends with the paint as background (its
+    mask may sit a few pixels off the paint); metres inside a painted fill, the ice colour is
+    something on the paint. The paint's colour and spread are measured on the fill's core.
+
+    Args:
+        ycc: (h, w, 3) uint8 YCrCb frame at work resolution.
+        fill_mask: (h, w) uint8 0/255, the fill's painted area (both creases).
+        others: (h, w) uint8 0/255 masks of the other marking groups (their edges are blends).
+        ice_ycc: (3,) YCrCb of the ice.
+        tol: the widest per-channel YCrCb slack around the paint.
+        slack_px: the markings' slack for calibration error, work px.
+
+    Returns:
+        None where no crease's core is in view, the paint is too close to the ice to tell (an
+        unpainted crease), or no crease shows its paint on ``FILL_MIN_PAINT_FRAC`` of its core.
+    """
+    pad = slack_px + FILL_CORE_MARGIN_PX
+    x, y, bw, bh = cv2.boundingRect(fill_mask)
+    if bw <= 2 * pad or bh <= 2 * pad:
+        return None
+    sub = (slice(y, y + bh), slice(x, x + bw))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad + 1,) * 2)
+    # borderValue 0: where the picture's edge cuts the fill, the core stops short of the edge.
+    core = cv2.erode(fill_mask[sub], kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    for g in others:
+        core = cv2.bitwise_and(core, cv2.bitwise_not(cv2.dilate(g[sub], kernel)))
+    px = ycc[sub][core > 0].astype(np.float64)
+    if len(px) < FILL_MIN_CORE_PX:
+        return None
+    # The paint's colour and its spread (robust to a goalkeeper over part of it): a box of
+    # FILL_SPREAD_K spreads, between FILL_MIN_TOL and ``tol``, luma down to twice that (shade).
+    ref = np.median(px, axis=0)
+    half = np.clip(FILL_SPREAD_K * 1.4826 * np.median(np.abs(px - ref), axis=0), FILL_MIN_TOL, tol)
+    # The ice must lie beyond the box by another box: pads the ice's colour, shaded or noisy,
+    # fall outside it. Chroma either way; luma above (a paint lighter than the ice keeps it).
+    apart = np.array([ice_ycc[0] - ref[0], abs(ice_ycc[1] - ref[1]), abs(ice_ycc[2] - ref[2])])
+    if not np.any(apart > 2.0 * half):
+        return None
+    lo = np.clip(ref - half * np.array([2.0, 1.0, 1.0]), 0, 255)
+    hi = np.clip(ref + half, 0, 255)
+    paint = cv2.inRange(ycc[sub], lo, hi) > 0
+    n, labels = cv2.connectedComponents(core)
+    out_sub = np.zeros(core.shape, np.uint8)
+    for i in range(1, n):
+        crease = labels == i
+        if np.count_nonzero(paint & crease) >= FILL_MIN_PAINT_FRAC * np.count_nonzero(crease):
+            out_sub[crease & ~paint] = 255
+    if not out_sub.any():
+        return None
+    out = np.zeros(fill_mask.shape, np.uint8)
+    out[sub] = out_sub
+    return out
 
 
 def _every_kth_masked(img: np.ndarray, mask: np.ndarray, n_target: int) -> np.ndarray:
@@ -517,6 +599,13 @@ def build_ice_scene(
             region_w = cv2.bitwise_and(cv2.dilate(wide, _KERNEL_WIDE_SLACK), region)
             _mark_paint_range(ice_like, ycc, region_w, _paint_ranges(ref_w, ice_ycc, tol))
 
+    crease_unpainted = None
+    for rgb, m in group_masks:
+        if rgb in geom.fill_rgbs and marking_ycc.get(rgb) is not None:
+            others = [g for c, g in group_masks if c != rgb]
+            found = _fill_core_unpainted(ycc, m, others, ice_ycc, tol, cfg.marking_dilate_px)
+            if found is not None:
+                crease_unpainted = found if crease_unpainted is None else cv2.bitwise_or(crease_unpainted, found)
     ice_like_u8 = ice_like
     foreground = cv2.bitwise_and(ice_mask, cv2.bitwise_not(ice_like_u8))
 
@@ -543,6 +632,7 @@ def build_ice_scene(
         ice_v_full=ice_v_full,
         marking_ycc=marking_ycc,
         in_hole_mask=in_hole,
+        crease_unpainted=crease_unpainted,
         goal_nets_rink_m=geom.goal_nets_rink_m,
         goal_posts_rink_m=geom.goal_posts_rink_m,
         goal_post_radius_m=geom.goal_post_radius_m,

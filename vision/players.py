@@ -301,6 +301,11 @@ class PlayerDetector:
             return _empty(), []
         s = scene.scale
         fg = scene.foreground
+        posts = _goal_posts_mask(scene, fg.shape)
+        side = _goal_posts_mask(scene, fg.shape, behind=False, margin_m=POST_SIDE_MARGIN_M)
+        extra = _crease_unpainted_from_above(scene, posts, side)
+        if extra is not None:
+            fg = cv2.bitwise_or(fg, extra)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((OPENING_PX, OPENING_PX), np.uint8))
         # Scale at the middle of the ice in view sets the marking-gap kernel.
         ys, xs = np.nonzero(scene.ice_mask[:: 8, :: 8])
@@ -317,8 +322,6 @@ class PlayerDetector:
 
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
-        posts = _goal_posts_mask(scene, fg.shape)
-        side = _goal_posts_mask(scene, fg.shape, behind=False, margin_m=POST_SIDE_MARGIN_M)
         boxes, contacts = [], []
         for i in alive:
             x, y, w, h, area = stats[i]
@@ -339,6 +342,13 @@ class PlayerDetector:
                 body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
                 if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
                     continue
+                if extra is not None:
+                    # The pads lie in front of his seat: his seat is read from the rest of him,
+                    # and pads with too little else (a blue jersey on a blue crease) place no
+                    # one (tuning render 910: 0.95 m up the ice, a goalkeeper "out of his crease").
+                    own = body_sub & (extra[y : y + h, px0:px1] == 0)
+                    if np.count_nonzero(own) >= POST_MIN_BODY_FRAC * np.count_nonzero(body_sub):
+                        body_sub = own
                 # Seen from the side, a player at the frame keeps its pixels (he may be in front of
                 # it), but a blob almost all on the frame is the frame: a red frame in the home
                 # team's colour was a home skater at the goal line (fresh render 879, 73 frames).
@@ -645,6 +655,38 @@ def _goal_posts_mask(scene: IceScene, shape: tuple[int, int], behind: bool = Tru
         hull = cv2.convexHull(np.round(uv_work * 16).astype(np.int32))
         cv2.fillConvexPoly(mask, hull, 255, lineType=cv2.LINE_8, shift=4)
     return mask
+
+
+def _crease_unpainted_from_above(scene: IceScene, posts: np.ndarray | None,
+                                 side: np.ndarray | None) -> np.ndarray | None:
+    """(h, w) uint8 0/255 work-resolution mask: ``IceScene.crease_unpainted`` where a crease is
+    seen from above (``steep_view``) and not from behind its goal line, off the goal frames
+    (``posts``, ``side``: ``_goal_posts_mask``); None where there is none.
+
+    Seen from above, a goalkeeper's white pads on the blue crease are most of what shows of him
+    (overhead tuning renders: goalkeepers detected in 43 % of frames). From a low or a goal
+    camera his jersey shows him, and the pads beside a post would come apart from him as a
+    player of their own (tuning render 856).
+    """
+    extra = scene.crease_unpainted
+    if extra is None or scene.goal_posts_rink_m is None or not scene.cam.has_pose:
+        return None
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(extra)
+    if n <= 1:
+        return None
+    ground, ok = scene.cam.rink_from_image(scene.to_full(centroids[1:]))
+    steep = steep_view(scene.cam, ground) & np.asarray(ok, bool)
+    line_x = float(np.max(np.abs(scene.goal_posts_rink_m[:, 0])))
+    x_cam = float(scene.cam.position_xyz_m[0])
+    behind = np.sign(ground[:, 0]) * x_cam > line_x  # the camera stands behind that end's goal line
+    keep = np.concatenate([[False], steep & ~behind])
+    if not keep.any():
+        return None
+    out = np.where(keep[labels], 255, 0).astype(np.uint8)
+    for m in (posts, side):
+        if m is not None:
+            out = cv2.bitwise_and(out, cv2.bitwise_not(m))
+    return out
 
 
 def _post_within_reach(scene: IceScene, contact_rink_m: np.ndarray) -> np.ndarray | None:
