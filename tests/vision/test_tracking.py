@@ -696,13 +696,15 @@ def test_blade_covariance_seen_from_above_takes_the_centroid_pixel_error():
     from vision.tracking import (BLADE_ACROSS_SIGMA_M, BLADE_ALONG_SIGMA_M, BLADE_LEGS_SIGMA_M, BLADE_PX_SIGMA_U,
                                  STEEP_PX_SIGMA, blade_covariance_rink, legs_resolvable)
 
-    top = Camera.from_look_at([0.0, 0.0, 25.0], [5.0, 0.0, 0.0], 60.0, 1280, 720)
+    # Tilted 38 degrees: its homography tells the focal length (a camera looking nearly straight
+    # down would get FRONTO_PARALLEL_FOCAL_WIDTHS', and another foot).
+    top = Camera.from_look_at([0.0, -15.0, 25.0], [5.0, 0.0, 0.0], 60.0, 1280, 720)
     pc = PlaneCamera.from_homography(np.linalg.inv(top.H_image_from_rink()), 1280, 720)
     pt = np.array([[5.0, 1.0]])
-    assert steep_view(pc, pt)[0]  # atan(25 / 5.1 m) = 78.5 degrees
+    assert steep_view(pc, pt)[0]  # atan(25 / 16.8 m) = 56 degrees
     S = blade_covariance_rink(pc, pt)[0]
     J = np.linalg.inv(pc.jacobian_image_from_rink(pt)[0])
-    a = pt[0] / np.linalg.norm(pt[0])  # from the camera's foot (0, 0)
+    a = (pt[0] - [0.0, -15.0]) / np.linalg.norm(pt[0] - [0.0, -15.0])  # from the camera's foot (0, -15)
     c = np.array([-a[1], a[0]])
     along2 = BLADE_ALONG_SIGMA_M ** 2 + (BLADE_LEGS_SIGMA_M ** 2 if legs_resolvable(pc, pt)[0] else 0)
     metric = along2 * np.outer(a, a) + BLADE_ACROSS_SIGMA_M ** 2 * np.outer(c, c)
