@@ -82,6 +82,9 @@ POST_MIN_BODY_FRAC = 0.25
 # pixels off it (the frame alone); drawn this much thicker, as a panning broadcast camera's blur
 # and a calibration's pixel of error spread a far frame (fresh renders 852, 879, 915).
 POST_SIDE_MARGIN_M = 0.15
+# A player cut by the picture's top edge is scored against at least this fraction of a whole
+# player's expected area (a sliver at the edge starts no track on its own).
+CUT_TOP_MIN_VIEW_FRAC = 0.25
 # A blob with this share of its pixels within this many work px of a near post's projected axis
 # is the post (``_along_goal_post``): 2.5 px covers a far post's blur, the foreground's closing
 # and a pixel of calibration error.
@@ -398,7 +401,13 @@ class PlayerDetector:
                 exp_h = self._height_px(scene, contact_rink)
                 if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
                     continue
-                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / exp_area), cut_top))
+                # Of a body standing up out of the picture only the part below its top edge shows:
+                # his area is measured against that part of the expected one (a sledge alone in
+                # view scored 0.13-0.26 of a whole player, too faint to start a track: goal-camera
+                # tuning render 900 never tracked a skater waiting there).
+                in_view = 1.0 if not cut_top else float(np.clip((bot - top + 1) / max(exp_h, 1e-6),
+                                                                CUT_TOP_MIN_VIEW_FRAC, 1.0))
+                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / (exp_area * in_view)), cut_top))
                 contacts.append((contact_full[0], contact_rink[0]))
         if not boxes:
             return _empty(), []
