@@ -1479,7 +1479,11 @@ class FrameTracker:
         # mid-clip: a track still tentative then has not been seen three times in a row (paint,
         # a stick, a flicker); no render measured has such a frame.
         self._confirmed_any = self._confirmed_any or any(tr.confirmed for tr in self.players.tracks)
-        carry_seats = seat_xy if (players or self._confirmed_any) else self._tentative_seats(cam)
+        # Goalkeepers carry no puck up the ice, and their pads, glove and stick are dark spots the
+        # carry model takes for one (overhead tuning render 855, once its goalkeepers were found:
+        # a puck "carried" in a crease for six frames, 45 m from the true one).
+        carrier = np.array([p.get("role") != "goalkeeper" for p in players], bool)
+        carry_seats = seat_xy[carrier] if (players or self._confirmed_any) else self._tentative_seats(cam)
         if self.carry_verifier is not None and len(carry_seats):
             cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, carry_seats)
         sigma = self._meas_sigma(cam, cands)
