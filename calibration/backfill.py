@@ -26,10 +26,11 @@ import numpy as np
 
 from calibration.registration import CalibrationResult, Calibrator
 
-# Unknown frames held offline (``analyze``, ``batch``), s: a clip's opening second or two that the
-# cold search cannot register (fresh broadcast renders 790, 794, 806: 15-23 frames at 30 frames/s);
-# up to 166 MB of 720p frames (373 MB at 1080p) while a gap is held.
-BACKFILL_MAX_S = 2.0
+# Unknown frames held offline (``analyze``, ``batch``), s: a clip's opening seconds that the cold
+# search cannot register (fresh broadcast renders 790, 794, 806: 15-23 frames at 30 frames/s;
+# tuning renders 861 and 923: 90 frames, of which 2 s held 60); up to 249 MB of 720p frames
+# (560 MB at 1080p) while a gap is held.
+BACKFILL_MAX_S = 3.0
 
 
 class BackwardFill:
