@@ -346,9 +346,9 @@ class PlayerDetector:
                 if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
                     continue
                 if extra is not None:
-                    # The pads lie in front of his seat: his seat is read from the rest of him,
-                    # and pads with too little else (a blue jersey on a blue crease) place no
-                    # one (tuning render 910: 0.95 m up the ice, a goalkeeper "out of his crease").
+                    # The pads lie in front of his seat: it is read from the rest of him where
+                    # that is a quarter of the blob; with less (a blue jersey on a blue crease)
+                    # from all of it (tuning render 910: his seat 0.95 m up the ice).
                     own = body_sub & (extra[y : y + h, px0:px1] == 0)
                     if np.count_nonzero(own) >= POST_MIN_BODY_FRAC * np.count_nonzero(body_sub):
                         body_sub = own
