@@ -601,7 +601,7 @@ def build_ice_scene(
 
     crease_unpainted = None
     for rgb, m in group_masks:
-        if rgb in geom.fill_rgbs and marking_ycc.get(rgb) is not None:
+        if rgb in geom.fill_rgbs:
             others = [g for c, g in group_masks if c != rgb]
             found = _fill_core_unpainted(ycc, m, others, ice_ycc, tol, cfg.marking_dilate_px)
             if found is not None:
