@@ -66,6 +66,10 @@ LINE_CIRCLE_FALLBACK_MIN_RECALL = 0.85
 # camera at centre ice on the far goal sees its goal line at 9° (fresh render 834: 12° left it
 # unregistered all clip; hand-drawn views in tests/calibration/test_registration.py).
 LINE_MIN_ANGLE_DEG = 5.0
+# Spacing of the camera y positions over the ice that the line search tries for a camera looking
+# down within 45° of vertical (cos 45° = OVERHEAD_MIN_COS) (m).
+OVERHEAD_Y_STEP_M = 1.5
+OVERHEAD_MIN_COS = 0.707
 # Once in this many frames a tracked camera is refined again from wide bands (``_wide_check``).
 WIDE_CHECK_FRAMES = 15
 WIDE_CHECK_TAUS = (25.0, 15.0, 8.0, 4.0, 2.0)
@@ -717,7 +721,8 @@ class Calibrator:
                         continue
                     if not self._widths_plausible(det, [model[j][2] for j in assign], blue_w):
                         continue
-                    cands.extend(self._fit_cameras(det, [model[j][0] for j in assign], half_w, cx, cy, pw))
+                    cands.extend(self._fit_cameras(det, [model[j][0] for j in assign], half_w, cx, cy, pw,
+                                                   over_ice_y=True))
             # Three or more lines fitted exactly by a wrong assignment is rare;
             # two lines always fit, so their assignments are all kept for scoring.
             if cands and k >= 3:
@@ -812,7 +817,7 @@ class Calibrator:
                 return False
         return True
 
-    def _fit_cameras(self, det, xs_m, half_w, cx, cy, pw) -> list[np.ndarray]:
+    def _fit_cameras(self, det, xs_m, half_w, cx, cy, pw, over_ice_y: bool = False) -> list[np.ndarray]:
         """Zero-roll pinhole cameras whose images of the lines x = xs_m match ``det``.
 
         Closed form per focal length f: the lines' normalised images are all
@@ -820,7 +825,9 @@ class Calibrator:
         direction), zero roll fixes the x axis, and the line offsets give the
         translation linearly. Two lines leave the camera's y position free
         (lines across the rink do not change when the camera slides along
-        them): it is sampled, and the chamfer score chooses.
+        them): it is sampled, and the chamfer score chooses; ``over_ice_y`` samples it densely
+        over the ice for cameras looking down steeply (the search from lines alone, whose
+        hypotheses are few: the one-line-and-circle search makes many times more).
         """
         xs = np.asarray(xs_m, float)
         seg = [np.array([ln.p0, (ln.p0 + ln.p1) / 2, ln.p1]) for ln in det]
@@ -863,12 +870,17 @@ class Calibrator:
             keep = [b for b in best_by_f if b[0] < 6.0 and b[0] <= 1.5 * rms_min + 0.5]
         else:
             keep = [b for b in best_by_f if b[0] < 3.0]
-        # Lines across the rink do not move when the camera slides along y:
-        # sample the camera's y position (behind the near boards, or overhead).
+        # Lines across the rink do not move when the camera slides along y: sample the camera's
+        # y position (behind the near boards, or over the ice). A camera looking down steeply
+        # sees the ice under itself, whose paint is the only thing that fixes its y: it is
+        # sampled every OVERHEAD_Y_STEP_M across the rink (the refinement reaches the circles
+        # from within some 1 m; fresh render 1143 seen from 38 m up, 2.4 m off, settled 4.6 m off).
         y_cams = [-half_w - d for d in (1.0, 3.0, 5.0, 7.5, 10.0, 13.0, 17.0, 22.0, 30.0)] + [-half_w / 2, 0.0]
+        y_over = [y for y in np.arange(-half_w, half_w + 1e-9, OVERHEAD_Y_STEP_M) if y not in y_cams]
         for rms, K, R, t0 in keep:
             r2 = R[:, 1]
-            for yc in y_cams:
+            # R[2, 2]: the world's up axis along the optical axis (-1 looking straight down).
+            for yc in y_cams + (y_over if over_ice_y and -R[2, 2] >= OVERHEAD_MIN_COS else []):
                 t = t0 + (-yc - r2 @ t0) * r2
                 C = -R.T @ t
                 if C[2] < 0.5 or (C[1] > -half_w and C[2] < 15.0):
