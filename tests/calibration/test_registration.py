@@ -371,3 +371,28 @@ def test_a_tracked_camera_in_a_wrong_basin_is_pulled_out_by_the_wide_check(turn_
     assert error_cm(G2) < 3.0 and sc2.recall > sc.recall and method == "track"
     right = (G_true, np.zeros(2), cal._score(G_true, targets), "track")
     assert cal._wide_check(right, targets) is right
+
+
+def test_the_raw_3x3_of_a_strong_barrel_lens_matches_the_lens_model_where_it_holds():
+    """``H_rink_from_image`` (the contract's 3×3 on raw pixels) is fitted through the lens model on
+    a grid of pixels. A barrel lens as strong as one fitted on render 859 (k1 -0.13, k2 -0.04 on
+    the half-diagonal) folds before the image corners: no undistorted point maps there, and the
+    fixed-point undistortion returned points hundreds of px away that pulled the 3×3 metres off
+    (6.9 m median over the rink). Against the lens model itself, on the ice it maps, the 3×3
+    must be within a barrel lens's bend of it (< 1.5 m, straight down from 39 m)."""
+    from calibration.registration import _Score
+
+    cal = Calibrator(RINK)
+    pw, ph = 640, 360
+    cal._raw_size = (W, H)
+    A = np.array([[pw / W, 0, 0.5 * pw / W - 0.5], [0, ph / H, 0.5 * ph / H - 0.5], [0, 0, 1.0]])
+    G = A @ look_at_homography([0.0, 0.0, 39.0], [0.0, 0.0, 0.0], 100.0, W, H, roll_deg=20.0)
+    kappa = np.array([-0.131, -0.042])
+    res = cal._result(G, kappa, A, _Score(1.0, 1.0, 100, 100, []), "track", pw, ph)
+    xs, ys = np.meshgrid(np.linspace(0.2 * W, 0.8 * W, 9), np.linspace(0.2 * H, 0.8 * H, 5))
+    px = np.c_[xs.ravel(), ys.ravel()]
+    by_lens = res.image_to_rink(px)
+    on_rink = (np.abs(by_lens[:, 0]) < RINK.spec.length_m / 2) & (np.abs(by_lens[:, 1]) < RINK.spec.width_m / 2)
+    assert on_rink.sum() >= 20
+    err_m = np.linalg.norm(apply_homography(res.rink_from_image, px[on_rink]) - by_lens[on_rink], axis=1)
+    assert np.median(err_m) < 0.5 and err_m.max() < 1.5, (np.median(err_m), err_m.max())
