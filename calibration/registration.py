@@ -70,6 +70,13 @@ LINE_MIN_ANGLE_DEG = 5.0
 # down within 45° of vertical (cos 45° = OVERHEAD_MIN_COS) (m).
 OVERHEAD_Y_STEP_M = 1.5
 OVERHEAD_MIN_COS = 0.707
+# The search from lines lets its first COLD_SETTLE_N hypotheses settle on the paint
+# (COLD_SETTLE_ITERS steps at 15 px on every 8th sample) before it ranks them: hypotheses from two
+# lines differ in the camera's place along them and its focal, which the lines alone rank
+# poorly (one hand-drawn side view had the right one 23rd: 2.8 m off at quality 0.98; 2 of 60
+# random side views 1.3-2.8 m off, none once settled; render 890's first frames 3.2 m off).
+COLD_SETTLE_N = 16
+COLD_SETTLE_ITERS = 2
 # Once in this many frames a tracked camera is refined again from wide bands (``_wide_check``).
 WIDE_CHECK_FRAMES = 15
 WIDE_CHECK_TAUS = (25.0, 15.0, 8.0, 4.0, 2.0)
@@ -601,8 +608,9 @@ class Calibrator:
 
     def _best_camera(self, cands: list[np.ndarray], targets: _FrameTargets, from_circle: bool):
         """Rank hypotheses by the paint they match, refine the top three and keep the best;
-        hypotheses from one line and a circle must also put the ice on the rink and score at
-        least ``LINE_CIRCLE_MIN_QUALITY``.
+        hypotheses from lines alone are ranked once the first ``COLD_SETTLE_N`` settled on the
+        paint; hypotheses from one line and a circle must also put the ice on the rink and score
+        at least ``LINE_CIRCLE_MIN_QUALITY``.
 
         Returns:
             (G, kappa, _Score, "cold") or None.
@@ -617,6 +625,12 @@ class Calibrator:
         if from_circle:  # the best by the paint that also put the ice in view on the rink
             top = [G for _, G in scored[:64]]
             scored = [(0.0, G) for G in self._ice_within_rink(top, targets)]
+        else:
+            top = [self._refine(G, targets, taus=(15.0,), iters_per_tau=COLD_SETTLE_ITERS, step=8)[0]
+                   for _, G in scored[:COLD_SETTLE_N]]
+            n_vis, n_in = self._count_inliers(np.stack(top), targets, tau=4.0, step=8)
+            keys = np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
+            scored = sorted(zip(keys.tolist(), top), key=lambda t: -t[0]) + scored[COLD_SETTLE_N:]
         best = None
         for _, G in scored[:3]:
             G, _ = self._refine(G, targets, taus=(15.0, 8.0), iters_per_tau=4, step=3)

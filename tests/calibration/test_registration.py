@@ -335,6 +335,24 @@ def test_a_camera_straight_down_off_centre_is_found_where_it_is_along_the_lines(
     assert np.median(err) < 5.0 and np.percentile(err, 95) < 12.0, (np.median(err), np.percentile(err, 95))
 
 
+@pytest.mark.parametrize("pos,tgt,fov,k,n_players", [([5.02, -20.77, 11.41], [4.3, -3.7, 0.0], 30.4, 28, 6),
+                                                     ([5.96, -17.11, 11.41], [6.44, -0.06, 0.0], 34.5, 53, 4)])
+def test_a_side_view_of_two_lines_is_not_taken_for_a_camera_elsewhere_along_them(pos, tgt, fov, k, n_players):
+    """The centre line and a blue line from the side, the centre circle or a neutral-zone spot
+    beside them: cameras from the two lines differ in their place along them and in focal; all
+    match the lines, so ranked on the paint as drawn the right one came 23rd and the three refined
+    settled 1.3-2.8 m off at quality 0.86-0.98 (two of 60 random side views). The hypotheses now
+    settle on the paint before they are ranked (``COLD_SETTLE_N``)."""
+    image_from_rink = look_at_homography(pos, tgt, fov, W, H)
+    frame = draw_frame(RINK, image_from_rink, W, H, look=random_look(np.random.default_rng(k)), seed=k,
+                       n_players=n_players)
+    res = Calibrator(RINK).update(frame, 0)
+    assert res.method == "cold", res.method
+    err = rink_error_cm(res, image_from_rink)
+    # The far ice of a narrow view is fixed by little paint: centimetres there, not metres.
+    assert np.median(err) < 5.0 and np.percentile(err, 95) < 25.0, (np.median(err), np.percentile(err, 95))
+
+
 @pytest.mark.parametrize("turn_deg,scale", [(2.0, 1.0), (0.0, 1.04)])
 def test_a_tracked_camera_in_a_wrong_basin_is_pulled_out_by_the_wide_check(turn_deg, scale):
     """A tracked pose turned (or scaled) about the blue line: the line near the camera still
