@@ -617,20 +617,15 @@ class Calibrator:
         """
         if not cands:
             return None
-        # Matched samples, not the matched share: a hypothesis that zooms onto
-        # the detected lines alone matches a large share of very little.
-        n_vis, n_in = self._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
-        keys = np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
-        scored = sorted(zip(keys.tolist(), cands), key=lambda t: -t[0])
+        scored = sorted(zip(self._rank_keys(cands, targets).tolist(), cands), key=lambda t: -t[0])
         if from_circle:  # the best by the paint that also put the ice in view on the rink
             top = [G for _, G in scored[:64]]
             scored = [(0.0, G) for G in self._ice_within_rink(top, targets)]
         else:
             top = [self._refine(G, targets, taus=(15.0,), iters_per_tau=COLD_SETTLE_ITERS, step=8)[0]
                    for _, G in scored[:COLD_SETTLE_N]]
-            n_vis, n_in = self._count_inliers(np.stack(top), targets, tau=4.0, step=8)
-            keys = np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
-            scored = sorted(zip(keys.tolist(), top), key=lambda t: -t[0]) + scored[COLD_SETTLE_N:]
+            scored = sorted(zip(self._rank_keys(top, targets).tolist(), top), key=lambda t: -t[0]) \
+                + scored[COLD_SETTLE_N:]
         best = None
         for _, G in scored[:3]:
             G, _ = self._refine(G, targets, taus=(15.0, 8.0), iters_per_tau=4, step=3)
@@ -650,6 +645,13 @@ class Calibrator:
         if best is not None and from_circle and best[2].quality < LINE_CIRCLE_MIN_QUALITY:
             return None  # one line and a circle: only a camera that explains the paint well
         return best
+
+    def _rank_keys(self, cands: list[np.ndarray], targets: _FrameTargets) -> np.ndarray:
+        """(K,) ranking keys of K hypotheses: model samples within 4 px of their paint (every 8th)
+        times their share of those in view. Matched samples, not the matched share alone: a
+        hypothesis that zooms onto the detected lines matches a large share of very little."""
+        n_vis, n_in = self._count_inliers(np.stack(cands), targets, tau=4.0, step=8)
+        return np.where(n_vis > 0, n_in * (n_in / np.maximum(n_vis, 1)), 0.0)
 
     def _fine(self, G0: np.ndarray, targets: _FrameTargets, refine, score: bool = False):
         """Run ``refine(G0) -> (G, kappa)`` (and the verification) on the model culled around ``G0``.
@@ -895,7 +897,7 @@ class Calibrator:
         # y position (behind the near boards, or over the ice). A camera looking down steeply
         # sees the ice under itself, whose paint is the only thing that fixes its y: it is
         # sampled every OVERHEAD_Y_STEP_M across the rink (the refinement reaches the circles
-        # from within some 1 m; fresh render 1143 seen from 38 m up, 2.4 m off, settled 4.6 m off).
+        # from within some 1 m; fresh render 1143 seen from 38 m up, 2.6 m off, settled 4.6 m off).
         y_cams = [-half_w - d for d in (1.0, 3.0, 5.0, 7.5, 10.0, 13.0, 17.0, 22.0, 30.0)] + [-half_w / 2, 0.0]
         y_over = [y for y in np.arange(-half_w, half_w + 1e-9, OVERHEAD_Y_STEP_M) if y not in y_cams]
         for rms, K, R, t0 in keep:
