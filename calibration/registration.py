@@ -899,11 +899,12 @@ class Calibrator:
         # sampled every OVERHEAD_Y_STEP_M across the rink (the refinement reaches the circles
         # from within some 1 m; fresh render 1143 seen from 38 m up, 2.6 m off, settled 4.6 m off).
         y_cams = [-half_w - d for d in (1.0, 3.0, 5.0, 7.5, 10.0, 13.0, 17.0, 22.0, 30.0)] + [-half_w / 2, 0.0]
-        y_over = [y for y in np.arange(-half_w, half_w + 1e-9, OVERHEAD_Y_STEP_M) if y not in y_cams]
+        y_over = ([y for y in np.arange(-half_w, half_w + 1e-9, OVERHEAD_Y_STEP_M) if y not in y_cams]
+                  if over_ice_y else [])
         for rms, K, R, t0 in keep:
             r2 = R[:, 1]
             # R[2, 2]: the world's up axis along the optical axis (-1 looking straight down).
-            for yc in y_cams + (y_over if over_ice_y and -R[2, 2] >= OVERHEAD_MIN_COS else []):
+            for yc in y_cams + (y_over if -R[2, 2] >= OVERHEAD_MIN_COS else []):
                 t = t0 + (-yc - r2 @ t0) * r2
                 C = -R.T @ t
                 if C[2] < 0.5 or (C[1] > -half_w and C[2] < 15.0):

@@ -318,7 +318,6 @@ def test_a_camera_that_puts_the_ice_in_view_beyond_the_boards_is_dropped():
     assert len(kept) == 1 and kept[0] is G
 
 
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_camera_straight_down_off_centre_is_found_where_it_is_along_the_lines(seed):
     """Straight down, lines across the rink look the same wherever the camera is along them
