@@ -654,10 +654,32 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=
         undecided.append("out_of_view")  # a touch, a deflection, a defender's play in the gap
     if undecided or not own:
         ev["undecided"] = undecided + ([] if own else ["own_half"])
+        if undecided:
+            ev["reason"] = _undecided_reason(undecided, own, margin, sig, rule_of)
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig,
                           "Westridge 1 b" if sponge else "905 b", ev)
     return make_event(obs, "icing", c.t_s, sh, "icing", margin, sig,
                       "Westridge 1 b" if sponge else "905 b", ev)
+
+
+def _undecided_reason(undecided: list[str], own: bool, margin: float, sigma: float,
+                      rule_of: dict[str, str]) -> str:
+    """``evidence.reason`` of an icing left open by what the footage cannot decide: each
+    exception that may apply (by its rule), an unseen shooter, a puck out of view before the
+    goal line, and the half of the last contact when its margin is within K sigma (alone,
+    ``make_event`` says that)."""
+    parts = []
+    for name in undecided:
+        if name == "shooter":
+            parts.append("who shot it (the shooter was not seen: it may have been an opponent)")
+        elif name == "out_of_view":
+            parts.append("what happened while the puck was out of view before the goal line")
+        else:
+            parts.append(f"whether {rule_of.get(name, '905 d')} ({name.replace('_', ' ')}) applies")
+    if not own:
+        parts.append(f"which half the last contact was in (margin {100 * margin:+.1f} cm, "
+                     f"{K_SIGMA:g} sigma {100 * K_SIGMA * float(sigma):.1f} cm)")
+    return "the footage cannot decide " + "; ".join(parts)
 
 
 def _sort(decided: bool | None, name: str, applies: list[str], undecided: list[str]) -> None:

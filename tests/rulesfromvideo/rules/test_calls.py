@@ -149,6 +149,26 @@ def test_905_d5_a_skater_in_his_own_crease_may_be_the_goalkeeper():
     assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "opponent_could_play"
 
 
+def test_905_an_icing_left_open_by_an_exception_says_which_and_claims_no_confidence():
+    """An icing open because an exception may apply (905 d5: the only opponent near the path
+    may be the goalkeeper) names it by its rule in ``evidence.reason``, and, like any call left
+    open for want of data, claims no probability (confidence 0): a reviewer saw
+    ``inconclusive`` with confidence 1.00 and no reason (tuning render 851, d5 undecided)."""
+    c = icing_clip()
+    c.player(30, "away", still(25.3, 0.0))
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and e["evidence"]["undecided"] == ["opponent_could_play"]
+    assert "905 d5 (opponent could play)" in e["evidence"]["reason"] and e["confidence"] == 0.0
+    c = unseen_release_clip()
+    c.players = [p for p in c.players if p[0] != 1]
+    e = icing_event(c)
+    assert e["verdict"] == "inconclusive" and "who shot it" in e["evidence"]["reason"] and e["confidence"] == 0.0
+    # Open only for the half of the contact: the margin's own reason, its confidence kept.
+    e = icing_event(unseen_release_clip(x0=0.5, shown_from_s=0.7))
+    assert e["evidence"]["undecided"] == ["own_half"] and "within 3 sigma" in e["evidence"]["reason"]
+    assert e["confidence"] > 0.5
+
+
 def _seen_from(t0, blades):
     """``blades`` seen only from time ``t0`` (s) on: out of the picture before."""
     return lambda t: blades(t) if t >= t0 else None
