@@ -142,6 +142,10 @@ def crease_at_goal(ctx: RuleContext, goal: dict[str, Any]) -> dict[str, Any]:
         verdict = "inconclusive"
         if src == "blades":
             ev["reason"] = "no footprint: the sled may reach the crease beyond its blades"
+        elif missing and d <= -K_SIGMA * sig:
+            # Clear but for them: say so, or a reviewer sees a high confidence and no call.
+            ev["reason"] = (f"no blades at the goal for attacking skater(s) {', '.join(map(str, missing))}: "
+                            "one may be in the crease")
     if verdict == "clear" and labelled_gk:
         verdict = "inconclusive"
         ev["reason"] = ("a player of the attacking team labelled goalkeeper sits at this goal: "

@@ -721,6 +721,20 @@ def test_907_a4_clear_and_blades_only():
     assert of_type(_crease_clip(still(15.0, 5.0), None).run(), "crease")[0]["verdict"] == "clear"
 
 
+def test_907_a4_an_attacker_without_blades_at_the_goal_keeps_clear_open_and_says_so():
+    """907 a4: every attacker placed well out of the crease but one whose blades are not known
+    at the goal (tracked, then lost): he may be in it. ``inconclusive``, naming him in
+    ``evidence.reason``, confidence 0 (open for want of data; 14 such calls on 260 renders
+    read confidence 1.00 with no reason)."""
+    b = still(15.0, 5.0)
+    c = _crease_clip(b, sledge_fp(b))
+    c.players = [pl for pl in c.players if pl[0] != 63]
+    c.player(63, "home", lambda t: [[9.5 - 0.125, 8.0], [9.5 + 0.125, 8.0]] if t < 0.2 else None)
+    e = of_type(c.run(), "crease")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["blades_missing"] == [63]
+    assert "63" in e["evidence"]["reason"] and e["confidence"] == 0.0
+
+
 def test_907_a4_blade_model_error_keeps_a_shallow_sled_open():
     """907 a4: a nominal sled 0.31 m into the crease is occupied on exact blades; on blades placed
     from a camera silhouette (1-sigma 0.25 m, ``Observations.blade_sigma_m``) it is undecided."""
