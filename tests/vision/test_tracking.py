@@ -1167,6 +1167,28 @@ def test_goalkeeper_shuffling_across_his_crease_keeps_his_blades_across_the_view
     assert e < 0.25, (est, truth)
 
 
+def test_a_goalkeeper_seen_from_above_has_his_blades_behind_his_body_towards_his_goal(kit):
+    """A goalkeeper sits still in front of the -x goal, his sledge pointing up the ice at the
+    play. Seen from above the contact is the ground under his body's mass, ahead of his blades
+    along the sledge (IPC 303, 305) as a skater's; standing still, his travel gives no heading,
+    but where he faces does: his blades are taken BLADES_BEHIND_BODY_CENTRE_M back towards his
+    goal line, side by side across it (tuning renders end to end: without it, 42 cm up the ice
+    from the truth's, median, overhead views)."""
+    cam = type(kit.cam).from_look_at([-23.0, -3.0, 22.0], [-24.0, 0.0, 0.0], 50.0, 1280, 720)
+    drawer = kit.Drawer(kit.rink, cam)
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    for f in range(45):
+        img, blades = drawer.frame({1: ((-25.0, 0.3), 0.0, AWAY)})
+        obs = tracker.update(img, f, f / FPS, H)
+    (p,) = obs.players
+    assert p["role"] == "goalkeeper"
+    est, truth = np.array(p["blades"]), blades[1]
+    assert abs(est.mean(axis=0)[0] - truth.mean(axis=0)[0]) < 0.1, (est, truth)
+    gap = est[1] - est[0]
+    assert abs(gap[1]) > 4 * abs(gap[0])  # side by side across the ice's length, as the truth's
+
+
 def test_blades_seen_from_the_side_are_behind_the_leaning_body_across_the_view():
     """From the side the contact is under the body's tallest columns, the torso and helmet a
     seated player leans forward over his frame (IPC 305: the blades under the seat). Across the
