@@ -120,6 +120,12 @@ def goal_nets_rink_m(rink) -> Polygon:
     return unary_union(nets)
 
 
+def puck_ice_rink_m(rink, puck_radius_m: float):
+    """Where a puck sliding on the ice can have its centre: the ice moved in by the puck's radius
+    (a shapely polygon, rink m); its outline is the boards of ``puck_walls_rink_m``."""
+    return rink.ice.buffer(-float(puck_radius_m))
+
+
 def puck_walls_rink_m(rink, puck_radius_m: float):
     """What a puck sliding on the ice cannot pass through, for its centre, m: the boards (the
     ice's edge moved in by the puck's radius) and each goal frame's posts and base arc behind
@@ -130,7 +136,7 @@ def puck_walls_rink_m(rink, puck_radius_m: float):
         A shapely geometry; a path of the puck's centre that intersects it went through a wall.
     """
     r = float(puck_radius_m)
-    parts = [rink.ice.buffer(-r).exterior]
+    parts = [puck_ice_rink_m(rink, r).exterior]
     post_r = float(rink.spec.goal_post_diameter_m) / 2.0
     for e in (1, -1):
         parts.append(LineString(rink.goal_base_xy(e, n_arc=24)).buffer(r))

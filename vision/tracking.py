@@ -83,7 +83,7 @@ from shapely.geometry import LineString
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.frame_scene import FrameScene, SceneBuilder
-from vision.ice import IceConfig, puck_walls_rink_m
+from vision.ice import IceConfig, puck_ice_rink_m, puck_walls_rink_m
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
 from vision.learned import DEFAULT_CLASS_NAMES
@@ -769,8 +769,8 @@ class PuckTracker:
         walls_rink_m: what the sliding puck's centre cannot pass through (``vision.ice.
             puck_walls_rink_m``: boards, goal frames), or None. A coast whose predicted path
             crosses it ends: the puck stopped or bounced there, and where it went is unknown.
-        ice_rink_m: where the sliding puck's centre can be (the ice moved in by the puck's
-            radius, a shapely polygon), or None. A coast whose prediction leaves it by
+        ice_rink_m: where the sliding puck's centre can be (``vision.ice.puck_ice_rink_m``),
+            or None. A coast whose prediction leaves it by
             ``COAST_OFF_ICE_M`` more than its last measured position did ends as at the walls.
     """
 
@@ -1389,9 +1389,9 @@ class FrameTracker:
                                      confirm_hits=2 if self.player_every > 1 else 3,
                                      boards_xy_m=rink.boards_outline_xy())
         self._since_players = self.player_every  # frames since the last keyframe (the first frame is one)
+        puck_r = self.puck_detector.diameter_m / 2.0
         self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0,
-                                walls_rink_m=puck_walls_rink_m(rink, self.puck_detector.diameter_m / 2.0),
-                                ice_rink_m=rink.ice.buffer(-self.puck_detector.diameter_m / 2.0))
+                                walls_rink_m=puck_walls_rink_m(rink, puck_r), ice_rink_m=puck_ice_rink_m(rink, puck_r))
         self.goal_x_m = float(spec.goal_line_x_m)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)

@@ -148,7 +148,7 @@ def test_a_coast_from_a_puck_measured_past_the_boards_ends_only_when_it_heads_on
     measured 6 cm past them coasted on 5.7 m beyond, x = -35.7); its rebound back in does cross
     it. Only heading on out does the coast end."""
     from calibration.rink import RinkModel, RinkSpec
-    from vision.ice import puck_walls_rink_m
+    from vision.ice import puck_ice_rink_m, puck_walls_rink_m
 
     rink = RinkModel(RinkSpec.for_layout("ipc"))
     r = 0.0381
@@ -157,7 +157,7 @@ def test_a_coast_from_a_puck_measured_past_the_boards_ends_only_when_it_heads_on
     # The boards' line alone gets both wrong: on out it never crosses it, back in it does.
     assert all(rec is not None for rec in walls_only) == (v[0] >= 0.0)
     recs = _coast_from(PuckTracker(FPS, max_coast_s=1.0, walls_rink_m=puck_walls_rink_m(rink, r),
-                                   ice_rink_m=rink.ice.buffer(-r)), start, v, 5)
+                                   ice_rink_m=puck_ice_rink_m(rink, r)), start, v, 5)
     if ends:
         assert all(rec is None for rec in recs)
     else:
@@ -312,12 +312,12 @@ def test_a_shot_measured_past_the_end_boards_is_taken_up_again_on_its_rebound():
     the boards, and once it has ended there the rebound starts the next track: no record
     further out than the last measurement, the rebound measured from its second frame."""
     from calibration.rink import RinkModel, RinkSpec
-    from vision.ice import puck_walls_rink_m
+    from vision.ice import puck_ice_rink_m, puck_walls_rink_m
     from vision.puck import empty_candidates
 
     rink = RinkModel(RinkSpec.for_layout("ipc"))
     r = 0.0381
-    pt = PuckTracker(FPS, walls_rink_m=puck_walls_rink_m(rink, r), ice_rink_m=rink.ice.buffer(-r))
+    pt = PuckTracker(FPS, walls_rink_m=puck_walls_rink_m(rink, r), ice_rink_m=puck_ice_rink_m(rink, r))
     x_meas = 30.0 - r + 0.06
 
     def rebound_x(f):
