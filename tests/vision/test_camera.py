@@ -192,6 +192,33 @@ def test_rig_distortion_is_mild_and_make_rigs_is_independent_per_preset(spec):
         make_rig("blimp", spec, 0)
 
 
+def _opencv_radii(cam: Camera, r_norm: np.ndarray, angle: float) -> np.ndarray:
+    """Distance from the principal point (px) at which cv2.projectPoints puts camera-frame rays
+    leaving the axis at normalised radii ``r_norm`` in direction ``angle``."""
+    rays = np.column_stack([r_norm * math.cos(angle), r_norm * math.sin(angle), np.ones(len(r_norm))])
+    xy, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), cam.K, cam.dist)
+    return np.hypot(*(xy.reshape(-1, 2) - cam.K[:2, 2]).T)
+
+
+@pytest.mark.parametrize("preset,seed", [("overhead", 1309), ("overhead", 1351), ("overhead", 1357)]
+                         + [(p, s) for p in ("overhead", "goalcam", "blueline") for s in range(12)])
+def test_a_fixed_rigs_lens_maps_the_picture_one_to_one(preset, seed, spec):
+    # A ray farther off the axis must land farther from the picture's centre, out to 1.2 times the
+    # corner's ray (the renderer paints to 1.15 times the picture's extent): seed 1309's overhead
+    # lens (115 degrees across, k1 -0.056) turned back inside its picture, and the stands beyond
+    # the fold were painted over the ice as dark wedges.
+    cam = make_rig(preset, spec, seed=seed, width=1280, height=720).camera_at(0.0)
+    corner = np.array([[0.0, 0.0], [1279.0, 719.0], [0.0, 719.0], [1279.0, 0.0]])
+    r_corner_px = float(np.max(np.hypot(*(corner - cam.K[:2, 2]).T)))
+    r_max = 1.2 * float(np.max(np.hypot(*((cam.undistort_image_points(corner) - cam.K[:2, 2]) / cam.K[0, 0]).T)))
+    r = np.linspace(0.0, r_max, 400)
+    for angle in np.linspace(0.0, 2 * math.pi, 8, endpoint=False):
+        radii = _opencv_radii(cam, r, angle)
+        assert np.all(np.diff(radii) > 0), (preset, seed, angle)
+    # ... and the picture's corner is reached on the way (it has a true pre-image).
+    assert _opencv_radii(cam, np.array([r_max]), math.atan2(359.5, 639.5))[0] > r_corner_px
+
+
 def test_project_uses_cv2_projectpoints_convention():
     cam = Camera.from_look_at([0.0, -20.0, 9.0], [0.0, 0.0, 0.0], 40.0, 640, 360, dist=[-0.05, 0.0, 0.0, 0.0, 0.0])
     xyz = np.array([[5.0, 3.0, 0.0], [-7.0, -2.0, 1.0]])

@@ -225,6 +225,55 @@ def _random_dist(rng: np.random.Generator, k1_max: float = 0.08) -> np.ndarray:
     return np.array([k1, k2, p1, p2, 0.0])
 
 
+# A lens model must map the whole picture one to one. The radial polynomial r_d = r (1 + k1 r^2 +
+# k2 r^4) turns back beyond the radius where its slope is zero: there points farther off the axis
+# land nearer the centre. With a wide overhead view (115 degrees across) and strong barrel
+# distortion that radius fell inside the picture (renders 1309, 1351, 1357): the picture's
+# corners had no true pre-image and the stands beyond the fold were painted over the ice as dark
+# wedges. The renderer's frustum reaches 1.15 times the picture's undistorted extent
+# (``render._view``), so the slope must stay positive to LENS_ONE_TO_ONE_FACTOR times the corner's
+# undistorted radius, plus LENS_ONE_TO_ONE_PAD (normalised units); else k1 and k2 are scaled down.
+LENS_ONE_TO_ONE_FACTOR = 1.2
+LENS_ONE_TO_ONE_PAD = 0.05
+
+
+def lens_fold_radius(dist: Sequence[float]) -> float:
+    """Normalised undistorted radius where the radial model's slope ``1 + 3 k1 r^2 + 5 k2 r^4``
+    first reaches zero (inf when it never does)."""
+    k1, k2 = float(dist[0]), float(dist[1])
+    s = np.roots([5.0 * k2, 3.0 * k1, 1.0]) if k2 != 0.0 else (np.array([-1.0 / (3.0 * k1)]) if k1 != 0.0 else [])
+    s = [float(v.real) for v in np.atleast_1d(s) if abs(v.imag) < 1e-12 and v.real > 0]
+    return math.sqrt(min(s)) if s else math.inf
+
+
+def one_to_one_dist(dist: Sequence[float], fov_deg_horizontal: float, width: int, height: int) -> np.ndarray:
+    """``dist`` (5,) with k1, k2 scaled down (by steps of 5 %) until the radial model is one to one
+    over the picture and the renderer's margin around it (``LENS_ONE_TO_ONE_FACTOR``); unchanged
+    when it already is. Tangential terms are kept."""
+    d = np.asarray(dist, dtype=np.float64).reshape(5).copy()
+    f = (width / 2.0) / math.tan(math.radians(fov_deg_horizontal) / 2.0)
+    r_corner = math.hypot(width / 2.0, height / 2.0) / f  # the corner's distorted radius
+    radial = d[:2].copy()
+    for step in range(40):
+        d[:2] = radial * 0.95 ** step
+        k1, k2 = d[0], d[1]
+        r_fold = lens_fold_radius(d)
+        r_top = min(r_fold, 10.0 * r_corner)
+        if r_top * (1 + k1 * r_top ** 2 + k2 * r_top ** 4) <= r_corner:
+            continue  # the corner is beyond all the model reaches
+        lo, hi = 0.0, r_top  # the corner's undistorted radius (r_d rises on [0, r_top])
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if mid * (1 + k1 * mid ** 2 + k2 * mid ** 4) < r_corner:
+                lo = mid
+            else:
+                hi = mid
+        if r_fold >= LENS_ONE_TO_ONE_FACTOR * hi + LENS_ONE_TO_ONE_PAD:
+            return d
+    d[:2] = 0.0
+    return d
+
+
 def _fit_fov(
     position: np.ndarray,
     target: np.ndarray,
@@ -405,6 +454,8 @@ def make_rig(
         aim = np.array([xb, pos[1] + pos[2] / math.tan(mid), 0.0])
         fov = _fit_fov(pos, aim, line_pts, width, height, roll, fill=rng.uniform(0.9, 0.98))
         fov = float(np.clip(fov * rng.uniform(0.98, 1.05), 35.0, 95.0))
+        dist = one_to_one_dist(dist, fov, width, height)
+        params["dist"] = dist.tolist()
         params.update(position_m=pos.tolist(), target_m=aim.tolist(), fov_deg=fov)
         fixed = Camera.from_look_at(pos, aim, fov, width, height, dist=dist, roll_deg=roll)
     elif preset == "goalcam":
@@ -431,6 +482,8 @@ def make_rig(
         )
         fov = _fit_fov(pos, aim, key, width, height, roll, fill=rng.uniform(0.8, 0.92))
         fov = float(np.clip(fov, 30.0, 80.0))
+        dist = one_to_one_dist(dist, fov, width, height)
+        params["dist"] = dist.tolist()
         params.update(position_m=pos.tolist(), target_m=aim.tolist(), fov_deg=fov)
         fixed = Camera.from_look_at(pos, aim, fov, width, height, dist=dist, roll_deg=roll)
     else:  # overhead
@@ -440,6 +493,8 @@ def make_rig(
         params["roll_deg"] = roll
         corners = np.array([[sx * L / 2.0, sy * W / 2.0, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
         fov = _fit_fov(pos, aim, corners, width, height, roll, fill=rng.uniform(0.88, 0.96))
+        dist = one_to_one_dist(dist, fov, width, height)
+        params["dist"] = dist.tolist()
         params.update(position_m=pos.tolist(), target_m=aim.tolist(), fov_deg=fov)
         fixed = Camera.from_look_at(pos, aim, fov, width, height, dist=dist, roll_deg=roll)
     return Rig(preset=preset, width=width, height=height, end=end, seed=int(seed), params=params, _fixed=fixed)
