@@ -21,8 +21,9 @@ docs/vision.md (stop 39: a coasting track taken by something moving; stop 40: st
 from __future__ import annotations
 
 import argparse
+import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,8 @@ class Segment:
         kind: the starting candidate's kind: ``carry``, ``moved``, ``still`` (``?``: not found).
         score: the starting candidate's score.
         verifier_p: its learned verifier probability (nan: not shown to the verifier).
+        seat_m: the starting position's distance to the nearest tracked player's seat, m (inf:
+            no player tracked on that frame).
         right, wrong: reported frames within / beyond ``PUCK_MATCH_M`` of the truth (wrong also
             where the truth has no puck).
     """
@@ -54,6 +57,7 @@ class Segment:
     kind: str
     score: float
     verifier_p: float
+    seat_m: float = float("inf")
     right: int = 0
     wrong: int = 0
 
@@ -69,11 +73,13 @@ class StartRecorder:
     def __init__(self, tracker: PuckTracker) -> None:
         self.segments: list[Segment] = []
         self._cands = None
+        self._seats = np.zeros((0, 2))
         self._how: str | None = None
         update, start, kick, reacquire = tracker._update, tracker._start, tracker._try_kick, tracker._try_reacquire
 
         def _update(frame_index, cands, meas_sigma_m, players):
             self._cands, self._how = cands, "takeover"  # a start straight from _update is the takeover
+            self._seats = np.array([seat for _, _, seat in players], dtype=np.float64).reshape(-1, 2)
             return update(frame_index, cands, meas_sigma_m, players)
 
         def _try_reacquire(frame_index, xy, score, no_start, no_rest):
@@ -108,7 +114,8 @@ class StartRecorder:
 
             kind = "carry" if col("carry_p") > 0 else "moved" if col("moved") > 0 else "still"
             score, vp = float(c.confidence[j]), col("verifier_p")
-        self.segments.append(Segment(int(frame_index), how, kind, score, vp))
+        seat_m = float(np.min(np.linalg.norm(self._seats - np.asarray(xy), axis=1))) if len(self._seats) else float("inf")
+        self.segments.append(Segment(int(frame_index), how, kind, score, vp, seat_m))
 
 
 def score_segments(segments: list[Segment], records: list[dict], truth_frames: list[dict]) -> None:
@@ -164,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("clips", nargs="+", type=Path)
     ap.add_argument("--worst", type=int, default=15, help="list this many segments with the most wrong frames")
+    ap.add_argument("--json", type=Path, help="write every clip's segments here")
     args = ap.parse_args(argv)
     per_clip = {}
     for clip in args.clips:
@@ -175,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     for (how, kind), row in sorted(summarise(per_clip).items(), key=lambda kv: -kv[1]["wrong"]):
         print(f"{how:12s} {kind:9s} {row['segments']:8d} {row['right']:7d} {row['wrong']:7d}")
     worst = sorted(((s, name) for name, segs in per_clip.items() for s in segs), key=lambda t: -t[0].wrong)
-    print("\nsegments with the most wrong frames (clip, frame, how, kind, score, verifier p, right, wrong):")
+    print("\nsegments with the most wrong frames (clip, frame, how, kind, score, verifier p, seat m, right, wrong):")
     for s, name in worst[: args.worst]:
         if s.wrong:
             print(f"  {name:40s} {s.frame:5d} {s.how:10s} {s.kind:6s} {s.score:5.2f} {s.verifier_p:5.2f} "
-                  f"{s.right:4d} {s.wrong:4d}")
+                  f"{s.seat_m:6.2f} {s.right:4d} {s.wrong:4d}")
+    if args.json:
+        args.json.write_text(json.dumps({name: [asdict(s) for s in segs] for name, segs in per_clip.items()}, indent=1))
     return 0
 
 
