@@ -118,6 +118,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             duration_s=args.duration,
             profile=args.profile,
             layout=args.layout,
+            kits=args.kits,
         )
     except (KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -145,6 +146,8 @@ def _add_synth(sub) -> None:
     p.add_argument("--profile", help="rule profile (default: the scenario's own)")
     p.add_argument("--layout", choices=("ipc", "iihf", "nhl"),
                    help="rink marking layout at its standard size (default: the profile's own)")
+    p.add_argument("--kits", choices=("classic", "drawn"), default="classic",
+                   help="the teams' jerseys: red against navy (classic) or a pair drawn from the seed")
     p.add_argument("--list", action="store_true", help="list scenarios and camera presets")
     p.set_defaults(func=_cmd_synth)
 

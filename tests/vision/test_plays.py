@@ -229,3 +229,44 @@ def test_a_puck_from_behind_the_net_fits_the_nhl_rinks_shorter_end(seed):
     t = np.linspace(0.0, 3.5, 200)
     for q in p.players:
         assert np.all(np.abs(q.path.xy(t)[:, 0]) <= p.geom.length_m / 2 - 0.5)
+
+
+def test_classic_kits_are_red_against_navy_as_before():
+    play = make_play("goal", 3)
+    assert play.game["teams"]["home"]["color"] == "#c8102e"
+    assert play.game["teams"]["away"]["color"] == "#0b3d91"
+    assert {p.color_bgr for p in play.players if p.team == "home"} == {(46, 16, 200)}
+    assert {p.color_bgr for p in play.players if p.team == "away"} == {(145, 61, 11)}
+
+
+def test_drawn_kits_are_worn_named_in_the_game_and_plainly_different():
+    from vision.sim.players import KIT_COLOURS_BGR, KIT_MIN_SEPARATION
+    from vision.teams import bgr_to_lab, lab_distance
+
+    pairs = set()
+    for seed in range(30):
+        play = make_play("icing", seed, kits="drawn")
+        for team in ("home", "away"):
+            worn = {p.color_bgr for p in play.players if p.team == team}
+            assert len(worn) == 1
+            (b, g, r), = worn
+            # GAME.json names the colour the renderer paints (#rrggbb).
+            assert play.game["teams"][team]["color"] == f"#{r:02x}{g:02x}{b:02x}"
+            assert (b, g, r) in KIT_COLOURS_BGR.values()
+        home, away = (next(p.color_bgr for p in play.players if p.team == t) for t in ("home", "away"))
+        assert lab_distance(bgr_to_lab(home), bgr_to_lab(away)) >= KIT_MIN_SEPARATION
+        pairs.add((home, away))
+    assert len(pairs) >= 15  # not one pair: 30 seeds give many
+    assert KIT_COLOURS_BGR["white"] in {a for _, a in pairs}  # road whites on white ice among them
+
+
+def test_drawn_kits_leave_the_play_itself_unchanged():
+    a, b = make_play("offside_pass", 11), make_play("offside_pass", 11, kits="drawn")
+    ts = np.linspace(0.0, a.duration_s, 9)
+    assert [p.id for p in a.players] == [p.id for p in b.players]
+    for pa, pb in zip(a.players, b.players):
+        np.testing.assert_array_equal(pa.path.xy(ts), pb.path.xy(ts))
+    np.testing.assert_array_equal(a.puck.position(ts), b.puck.position(ts))
+    assert [e["margin_m"] for e in a.events] == [e["margin_m"] for e in b.events]
+    with pytest.raises(ValueError, match="kits"):
+        make_play("goal", 0, kits="pastel")

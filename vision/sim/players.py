@@ -28,6 +28,45 @@ FOOT_LEN_M, FOOT_W_M = 0.28, 0.11
 HOME_BGR = (46, 16, 200)  # "#c8102e"
 AWAY_BGR = (145, 61, 11)  # "#0b3d91"
 
+# Jersey colours of real hockey kits (B, G, R). Every clip used to wear the two above, so every
+# detector and model only ever met red against navy; ``draw_kits`` gives a clip another pair.
+KIT_COLOURS_BGR: dict[str, tuple[int, int, int]] = {
+    "white": (240, 240, 238), "black": (28, 26, 24), "red": (46, 16, 200), "navy": (91, 38, 12),
+    "royal": (160, 70, 20), "green": (48, 96, 0), "gold": (30, 180, 245), "orange": (20, 90, 240),
+    "purple": (110, 40, 85), "maroon": (45, 20, 110), "sky": (225, 175, 110), "silver": (170, 168, 165),
+    "teal": (125, 120, 0), "yellow": (40, 220, 250),
+}
+# The two kits of a game must differ plainly (leagues require it): at least this far apart in
+# ``vision.teams.lab_distance`` terms (8-bit Lab, lightness weighted half).
+KIT_MIN_SEPARATION = 60.0
+# Share of drawn games where the visitors wear white (the NHL's road kit).
+KIT_AWAY_WHITE_SHARE = 0.4
+
+
+def draw_kits(seed: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(home, away) jersey colours (B, G, R) drawn from ``KIT_COLOURS_BGR`` for ``seed``: home a
+    coloured or dark kit, away white in ``KIT_AWAY_WHITE_SHARE`` of games, else any kit at least
+    ``KIT_MIN_SEPARATION`` from home's. Its own random stream: a play's draws are unchanged."""
+    import zlib
+
+    import cv2
+
+    rng = np.random.default_rng([int(seed), zlib.crc32(b"kits")])
+
+    def lab(bgr):
+        return cv2.cvtColor(np.array([[bgr]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
+    names = sorted(KIT_COLOURS_BGR)
+    home = KIT_COLOURS_BGR[[n for n in names if n != "white"][int(rng.integers(len(names) - 1))]]
+    d = lab(home)
+    far = [n for n in names if np.sqrt(0.5 * (lab(KIT_COLOURS_BGR[n])[0] - d[0]) ** 2
+                                       + np.sum((lab(KIT_COLOURS_BGR[n])[1:] - d[1:]) ** 2)) >= KIT_MIN_SEPARATION]
+    white = rng.random() < KIT_AWAY_WHITE_SHARE
+    if white and "white" in far:
+        return home, KIT_COLOURS_BGR["white"]
+    far = [n for n in far if n != "white"] or far
+    return home, KIT_COLOURS_BGR[far[int(rng.integers(len(far)))]]
+
 
 def _rot(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Forward and left unit vectors, each (N, 2), for headings ``h`` (N,)."""

@@ -34,7 +34,7 @@ from vision.sim.motion import (
     simulate_free,
     waypoints_from_points,
 )
-from vision.sim.players import AWAY_BGR, HOME_BGR, Player
+from vision.sim.players import AWAY_BGR, HOME_BGR, Player, draw_kits
 from vision.sim.rinkgeom import PUCK_FLAT_Z_M, PUCK_RADIUS_M, RinkGeom, rink_geom
 from vision.sim.scene import PuckState, SceneState
 from vision.sim.truth_events import TruthContext, compute_events, footprint_depth
@@ -132,8 +132,9 @@ class Play:
 # ----------------------------------------------------------------------------------
 class _Builder:
     def __init__(self, scenario: str, seed: int, profile: str, duration_s: float, open_back: bool = False,
-                 skaters: dict | None = None, layout: str | None = None) -> None:
+                 skaters: dict | None = None, layout: str | None = None, kits: str = "classic") -> None:
         self.scenario, self.seed, self.profile = scenario, int(seed), profile
+        self.kit_bgr = dict(zip(("home", "away"), draw_kits(seed) if kits == "drawn" else (HOME_BGR, AWAY_BGR)))
         self.rng = np.random.default_rng([int(seed), zlib.crc32(scenario.encode())])
         self.standing = not profile.startswith("ipc")
         # Sledge hockey is played on IPC rinks and often on NHL or IIHF ones; the sponge
@@ -199,7 +200,7 @@ class _Builder:
         p = Player(pid, team, role, kind, number,
                    PlayerPath(np.array([0.0, 1.0]), np.zeros((2, 2)), np.zeros((2, 2))),
                    blade_gap_m=gap, stick_u_m=su, stick_w_m=sw,
-                   color_bgr=HOME_BGR if team == "home" else AWAY_BGR)
+                   color_bgr=self.kit_bgr[team])
         self.players.append(p)
         self.pins[p.id] = []
         return p
@@ -414,7 +415,8 @@ class _Builder:
         g = {
             "rules": self.profile,
             "rink": {"layout": self.layout, "length_m": round(self.g.length_m, 6), "width_m": round(self.g.width_m, 6)},
-            "teams": {"home": {"color": "#c8102e", "attacks": "+x"}, "away": {"color": "#0b3d91", "attacks": "-x"}},
+            "teams": {"home": {"color": _hex(self.kit_bgr["home"]), "attacks": "+x"},
+                      "away": {"color": _hex(self.kit_bgr["away"]), "attacks": "-x"}},
             "strength": [{"t": 0.0, "home": st["home"], "away": st["away"]}],
             "clock": {"period": 2, "remaining_s": 600.0},
             "score": {"home": 1, "away": 1},
@@ -1350,7 +1352,14 @@ _BUILDERS: dict[str, tuple[Callable[[_Builder], Play], dict]] = {
 }
 
 
-def make_play(scenario: str, seed: int, profile: str = "ipc-sledge", layout: str | None = None) -> Play:
+def _hex(bgr: tuple[int, int, int]) -> str:
+    """(B, G, R) → "#rrggbb" (GAME.json's team colour)."""
+    b, g, r = (int(v) for v in bgr)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def make_play(scenario: str, seed: int, profile: str = "ipc-sledge", layout: str | None = None,
+              kits: str = "classic") -> Play:
     """Build a scripted play.
 
     Args:
@@ -1361,6 +1370,9 @@ def make_play(scenario: str, seed: int, profile: str = "ipc-sledge", layout: str
         layout: the rink's marking layout ("ipc" | "iihf" | "nhl", standard size); default:
             the profile's own (IPC for sledge, NHL for sponge). The same seed gives the same
             draws on every layout.
+        kits: "classic": home red (#c8102e), away navy (#0b3d91), as every clip before stop 50;
+            "drawn": a pair drawn from the seed (``vision.sim.players.draw_kits``; the play's
+            other draws are the same).
 
     Returns:
         A :class:`Play` whose truth events were computed from its motion and checked
@@ -1381,8 +1393,10 @@ def make_play(scenario: str, seed: int, profile: str = "ipc-sledge", layout: str
     duration = kw.get("duration_s", _DEFAULT_DURATION_S.get(scenario, 4.0))
     if layout is not None and layout not in ("ipc", "iihf", "nhl"):
         raise ValueError(f"make_play: unknown layout {layout!r}; known: ipc, iihf, nhl")
+    if kits not in ("classic", "drawn"):
+        raise ValueError(f"make_play: unknown kits {kits!r}; known: classic, drawn")
     b = _Builder(scenario, seed, profile, duration, open_back=kw.get("open_back", False),
-                 skaters=kw.get("skaters"), layout=layout)
+                 skaters=kw.get("skaters"), layout=layout, kits=kits)
     return fn(b)
 
 

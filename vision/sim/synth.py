@@ -123,6 +123,7 @@ def synth_clip(
     look: Any = None,
     profile: str | None = None,
     layout: str | None = None,
+    kits: str = "classic",
 ) -> dict:
     """Render a scenario to video with exact truth.
 
@@ -139,6 +140,8 @@ def synth_clip(
         profile: rule profile (default "ipc-sledge"; ``sponge_key_3s`` is always sponge).
         layout: rink marking layout "ipc" | "iihf" | "nhl" at its standard size (default:
             the profile's own; ``vision.sim.plays.make_play``).
+        kits: the teams' jerseys: "classic" (red against navy) or "drawn" from the seed
+            (``vision.sim.plays.make_play``); GAME.json names them.
 
     Returns:
         ``{"scenario", "seed", "frames", "events", "clips": [folder, ...]}``.
@@ -154,7 +157,7 @@ def synth_clip(
     bad = [c for c in cams if c not in PRESETS]
     if not cams or bad:
         raise ValueError(f"synth_clip: unknown camera {bad or camera!r}; presets: {list(PRESETS)}")
-    play = make_play(scenario, seed, profile or "ipc-sledge", layout=layout)
+    play = make_play(scenario, seed, profile or "ipc-sledge", layout=layout, kits=kits)
     fps = float(fps)
     dur = float(play.duration_s if duration_s is None else duration_s)
     n = max(1, int(round(dur * fps)))
