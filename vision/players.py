@@ -77,6 +77,13 @@ POST_MAX_WIDTH_M = 0.3
 # (``_goal_posts_mask``): drawn this much thicker than the tubes (the mask's closing and the blur
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
+# A white kit against a coloured one (``vision.teams.ICE_LIKE_KIT_*``): a torso box at most this
+# share foreground is a white torso, one at least COLOURED_KIT_MIN_FILL is read by its colour, and
+# one between gets no verdict; boxes under WHITE_KIT_MIN_BOX_PX work pixels (a far player from
+# above) are read by their colour alone. Measured shares in ``vision.teams``.
+WHITE_KIT_MAX_FILL = 0.45
+COLOURED_KIT_MIN_FILL = 0.55
+WHITE_KIT_MIN_BOX_PX = 20
 POST_MIN_BODY_FRAC = 0.25
 # Seen from the side, the frame's mask only drops a blob with less than POST_MIN_BODY_FRAC of its
 # pixels off it (the frame alone); drawn this much thicker, as a panning broadcast camera's blur
@@ -608,6 +615,15 @@ class PlayerDetector:
         # Pixels not of the plain ice colour, also above the ice outline (a far player's torso
         # may hide the boards) and on markings (a jersey of the line's own colour is still a jersey).
         m = scene.not_plain_ice[y0:y1, x0:x1] > 0
+        white = self.teams.ice_like_team
+        if white is not None and m.size >= WHITE_KIT_MIN_BOX_PX:
+            # A white kit against a coloured one: a torso box mostly plain ice is a white torso
+            # (its dark remains would read as the other kit); half full, neither is sure.
+            fill = float(m.mean())
+            if fill <= WHITE_KIT_MAX_FILL:
+                return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None)
+            if fill < COLOURED_KIT_MIN_FILL:
+                return TeamAssignment(None, 0.0, None)
         # But where enough are left without them, not those that look like the paint at their
         # place: seen from above a goalkeeper's small torso lies on his crease, whose blue decided
         # a red goalkeeper's team (fresh render 862: 20 of 35 pixels the crease's, voted away).

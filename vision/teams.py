@@ -38,6 +38,15 @@ HUE_MIN_KIT_SEPARATION_DEG = 60.0
 HUE_MIN_CHROMA = 12.0
 HUE_MAX_DEG = 45.0
 HUE_MIN_MARGIN_DEG = 20.0
+# A white kit (lightness at least ICE_LIKE_KIT_MIN_L, chroma at most ICE_LIKE_KIT_MAX_CHROMA, 8-bit
+# Lab) reads as plain ice: the player detector's foreground leaves its torso out, and what is left
+# of a white player's torso box (numbers, trousers, the sledge) is dark, nearer a dark kit than
+# white. Against a coloured kit the team is then told by how much of the torso box is foreground
+# (``PlayerDetector``): on four drawn-kit renders (purple, royal, royal and black against white,
+# true camera) the coloured players' boxes were 0.57-0.99 foreground (p10 of each clip's skaters
+# 0.76-0.90, goalkeepers 0.57-0.61), the white players' 0.01-0.33 (median; p90 0.15-0.50).
+ICE_LIKE_KIT_MIN_L = 200.0
+ICE_LIKE_KIT_MAX_CHROMA = 20.0
 
 
 def bgr_to_lab(color_bgr: tuple[int, int, int]) -> np.ndarray:
@@ -95,6 +104,9 @@ class TeamClassifier:
         kits = list(self.team_lab.values())
         self._hue_decides = len(kits) == 2 and all(_chroma(k) >= HUE_MIN_KIT_CHROMA for k in kits) and \
             _hue_gap_deg(*self.team_hue_deg.values()) >= HUE_MIN_KIT_SEPARATION_DEG
+        white = [t for t, lab in self.team_lab.items() if is_ice_like_kit(lab)]
+        #: The team in white when exactly one team is (its torsos read as plain ice), else None.
+        self.ice_like_team: str | None = white[0] if len(white) == 1 and len(self.team_lab) == 2 else None
 
     def _classify_hue(self, dominant_lab: np.ndarray, dist: dict[str, float]) -> TeamAssignment:
         if _chroma(dominant_lab) < HUE_MIN_CHROMA:
@@ -151,6 +163,11 @@ class TeamClassifier:
             return TeamAssignment(None, 0.0, dominant_lab, dist)
         conf = float((d2 - d1) / (d2 + d1)) if np.isfinite(d2) else 1.0
         return TeamAssignment(best, conf, dominant_lab, dist)
+
+
+def is_ice_like_kit(lab: np.ndarray) -> bool:
+    """Whether an 8-bit Lab kit colour is white enough to read as plain ice (``ICE_LIKE_KIT_*``)."""
+    return bool(lab[0] >= ICE_LIKE_KIT_MIN_L and _chroma(lab) <= ICE_LIKE_KIT_MAX_CHROMA)
 
 
 def _chroma(lab: np.ndarray) -> float:
