@@ -214,6 +214,24 @@ START_STILL_MIN_VERIFIER_P = 0.35
 # two alone had less than 0.5; the three on the puck had 0.98 (two more, wrong, 0.75 and 0.90).
 RESTING_MPS = 0.5
 START_RESTING_MIN_VERIFIER_P = 0.5
+# Every player's stick blade lies at his stick's reach from his seat (1.1 m seated) and moves with
+# him: a puck-sized dark spot that passes the classical tests and, seen from above, the verifier
+# too. A chain of candidates the motion detector did not see (nor the carry model) that lies this
+# near a tracked seat (reach and 0.2 m) and moves with that player (within STICK_CO_MOVING_MPS of
+# his seat's velocity over STICK_VELOCITY_FRAMES) starts a track only where the verifier is all
+# but sure: a carried puck there is the carry model's to find; a puck sliding past him moves on
+# its own. On 84 fresh renders (seeds 1270-1311, 1370-1411, true camera,
+# `benchmarks/eval_puck_starts.py`) the 8 still starts this near a seat held 135 right frames and
+# 290 wrong: the 6 wrong ones (sticks, all from above) had verifier 0.40-0.85, the 2 right 0.91
+# and 0.99. Without the co-moving test the rule also stopped a puck sliding at 3 m/s past a
+# goalkeeper towards the goal line (drawn-kit render 1457: the goal mouth's frames lost). The
+# tolerance is wide because both velocities are short-based (a chain's spans two frame intervals:
+# a pixel at the overhead views' 18 px/m is 0.8 m/s); at 1 m/s, from one frame's seats, half the
+# stick starts above still passed.
+STILL_START_SEAT_M = 1.3
+STILL_AT_STICK_MIN_VERIFIER_P = 0.9
+STICK_CO_MOVING_MPS = 2.0
+STICK_VELOCITY_FRAMES = 6
 # A flight is tested on 10–14 measurements of one trajectory: with ~1 cm noise fewer cannot
 # tell a lifted puck from a sliding one (docs/vision.md, tests/vision/test_puck_flight.py).
 FLIGHT_MIN_MEASUREMENTS = 10
@@ -801,6 +819,11 @@ class PuckTracker:
         self._pending: list[tuple[int, np.ndarray, float]] = []  # (frame, strong candidates (K, 2), _) for re-acquisition
         self._last_meas: tuple[int, np.ndarray] | None = None
         self._last_touch: tuple[int, int] | None = None  # (frame, player id)
+        # The players' seats on the last frame seen ({id: (frame, (2,) m)}) and, for this frame's
+        # candidates, the velocity (N, 2) m/s of the player at whose stick each doubted still one
+        # lies (nan elsewhere): ``STILL_START_SEAT_M``.
+        self._seats_before: dict[Any, deque] = {}
+        self._stick_v = np.zeros((0, 2))
         self._last_frame: int | None = None
         # Moved candidates (from the motion detector) of the last frames, and the last frame
         # whose measurement was one: a puck seen moving three frames in a row outranks a
@@ -981,6 +1004,7 @@ class PuckTracker:
         # (no verifier: none doubted).
         vp = np.asarray(cands.data.get("verifier_p", np.full(len(cands), np.nan)), dtype=np.float64)
         no_start = oversize | (~held & (vp < START_STILL_MIN_VERIFIER_P))
+        self._stick_v = self._at_stick_velocity(frame_index, xy, ~held & (vp < STILL_AT_STICK_MIN_VERIFIER_P), players)
         # ... nor, lying still, those it is unsure of (``START_RESTING_MIN_VERIFIER_P``).
         no_rest = no_start | (~held & (vp < START_RESTING_MIN_VERIFIER_P))
         chain = self._moved_chain(frame_index, xy[moved])
@@ -1129,6 +1153,15 @@ class PuckTracker:
             self._pending.append((frame_index, np.zeros((0, 2)), 0.0))
             return False
         chain = _consistent_chain(frame_index, xy[strong], score[strong], self._pending, self.dt, self.confident_score)
+        if chain is not None and len(self._stick_v) == len(xy):
+            head = strong[int(np.argmin(np.hypot(*(xy[strong] - chain[0]).T)))]
+            v_player = self._stick_v[head]
+            if np.isfinite(v_player).all() and float(np.hypot(*(chain[1] - v_player))) < STICK_CO_MOVING_MPS:
+                # A doubted spot at a player's stick moving with him: his stick blade, unless the
+                # verifier is all but sure. Another chain (the spot excluded) may still start.
+                rest = strong[~np.isfinite(self._stick_v[strong]).all(axis=1)]
+                chain = (_consistent_chain(frame_index, xy[rest], score[rest], self._pending, self.dt,
+                                           self.confident_score) if len(rest) else None)
         if chain is not None and float(np.hypot(*chain[1])) < RESTING_MPS:
             if no_rest[strong[int(np.argmin(np.hypot(*(xy[strong] - chain[0]).T)))]]:
                 # Lying still where the verifier is unsure: only a firmer candidate starts a track.
@@ -1140,6 +1173,32 @@ class PuckTracker:
             return True
         self._pending.append((frame_index, xy[strong].copy(), 0.0))
         return False
+
+    def _at_stick_velocity(self, frame_index: int, xy: np.ndarray, doubted: np.ndarray,
+                           players: list[tuple[int, str | None, np.ndarray]]) -> np.ndarray:
+        """(N, 2) velocity, m/s, of the player within ``STILL_START_SEAT_M`` of each ``doubted``
+        candidate (N,) at ``xy`` (N, 2) rink m, from his seat up to ``STICK_VELOCITY_FRAMES``
+        frames before and on this one; nan where there is none (or he was not there before).
+        Remembers the seats."""
+        out = np.full((len(xy), 2), np.nan)
+        now = {pid: np.asarray(seat, dtype=np.float64) for pid, _, seat in players}
+        for pid, seat in now.items():
+            hist = self._seats_before.setdefault(pid, deque(maxlen=STICK_VELOCITY_FRAMES + 1))
+            if hist and frame_index - hist[-1][0] != 1:
+                hist.clear()  # a gap: his old seats say nothing of his motion now
+            hist.append((frame_index, seat))
+        self._seats_before = {pid: h for pid, h in self._seats_before.items() if pid in now}
+        if len(now) and len(xy) and np.any(doubted):
+            ids = list(now)
+            seats = np.array([now[i] for i in ids]).reshape(-1, 2)
+            d = np.linalg.norm(xy[:, None] - seats[None], axis=2)
+            for j in np.flatnonzero(doubted):
+                k = int(np.argmin(d[j]))
+                hist = self._seats_before[ids[k]]
+                if d[j, k] <= STILL_START_SEAT_M and len(hist) >= 2:
+                    (f0, s0), (f1, s1) = hist[0], hist[-1]
+                    out[j] = (s1 - s0) / ((f1 - f0) * self.dt)
+        return out
 
     def _moved_chain(self, frame_index: int, xy_moved: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
         """(position (2,), velocity (2,), earlier candidates) of a moved candidate that continues
