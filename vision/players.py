@@ -431,9 +431,9 @@ class PlayerDetector:
             data={"contact_xy_px": c_px, "contact_rink_m": c_rink, "torso_xyxy_px": torso, "area_px": b[:, 4],
                   "cut_top": b[:, 6] > 0},
         )
-        teams = [self._team(scene, fg, tb) for tb in torso] if self.teams is not None else [
-            TeamAssignment(None, 0.0, None) for _ in torso
-        ]
+        steep = steep_view(scene.cam, c_rink) if len(c_rink) else np.zeros(0, bool)
+        teams = [self._team(scene, fg, tb, bool(st)) for tb, st in zip(torso, steep)] if self.teams is not None \
+            else [TeamAssignment(None, 0.0, None) for _ in torso]
         return det, teams
 
     # ----------------------------------------------------------------- parts
@@ -604,7 +604,7 @@ class PlayerDetector:
             out[k] = (u - half_w, uv[:, 1].min(), u + half_w, uv[:, 1].max())
         return out
 
-    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray) -> TeamAssignment:
+    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray, steep: bool = False) -> TeamAssignment:
         s = scene.scale
         h, w = fg.shape
         x0, y0, x1, y1 = torso_xyxy_full * s
@@ -618,10 +618,13 @@ class PlayerDetector:
         white = self.teams.ice_like_team
         if white is not None and m.size >= WHITE_KIT_MIN_BOX_PX:
             # A white kit against a coloured one: a torso box mostly plain ice is a white torso
-            # (its dark remains would read as the other kit); half full, neither is sure.
+            # (its dark remains would read as the other kit); half full, neither is sure. From the
+            # side the blob stood up from the ice (the height test): a body. From above a mark on
+            # the ice is as tall as a player, and shows no jersey either: the verdict then says
+            # which team a player is, not that the blob is one (``TeamAssignment.by_absence``).
             fill = float(m.mean())
             if fill <= WHITE_KIT_MAX_FILL:
-                return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None)
+                return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None, by_absence=steep)
             if fill < COLOURED_KIT_MIN_FILL:
                 return TeamAssignment(None, 0.0, None)
         # But where enough are left without them, not those that look like the paint at their

@@ -70,12 +70,16 @@ class TeamAssignment:
         confidence: in [0, 1]: (d_other - d_best) / (d_other + d_best), 0 when None.
         dominant_lab: (3,) dominant torso colour (8-bit Lab), or None.
         distances: team → Lab distance of the dominant colour to that team's colour.
+        by_absence: the verdict rests on no jersey showing where one should (a white kit read as
+            plain ice, ``vision.players.PlayerDetector``): it says which team a player is, not
+            that the blob is a player (paint, a logo or a shadow shows no jersey either).
     """
 
     team: str | None
     confidence: float
     dominant_lab: np.ndarray | None
     distances: dict[str, float] = field(default_factory=dict)
+    by_absence: bool = False
 
 
 class TeamClassifier:

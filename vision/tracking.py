@@ -370,6 +370,9 @@ class PlayerTrack:
     max_disp_m: float = 0.0  # farthest distance from the birth position, m
     birth_boards_m: float = float("inf")  # distance from the birth position to the boards, m
     cut_top_hits: int = 0  # detections that ran out of the picture's top edge (a body, not paint)
+    # A team verdict from a jersey's colour came (not only ``TeamAssignment.by_absence`` ones: a
+    # white kit read where no jersey shows, which paint on white ice also gets).
+    colour_seen: bool = False
     model_looks: int = 0  # learned-detector checks that found a sledge on this track (of no team, or still)
     model_checks: int = 0  # ... of all checks of it (where the model sees the moving players)
     # (frame, (2, 2) blades rink m) of the frames it was tentative on: its record there once it is
@@ -430,7 +433,8 @@ class PlayerTracker:
             tr.kf.predict(self.dt * n_frames)
 
     def update(self, xy_rink_m: np.ndarray, confidence: np.ndarray, teams: list[str | None],
-               team_conf: list[float], cut_top: np.ndarray | None = None) -> list[int]:
+               team_conf: list[float], cut_top: np.ndarray | None = None,
+               by_absence: list[bool] | None = None) -> list[int]:
         """Associate this frame's detections (after ``predict``).
 
         Args:
@@ -439,10 +443,13 @@ class PlayerTracker:
             teams: per detection, the colour verdict ("home" | "away" | None).
             team_conf: per detection, the colour verdict's confidence.
             cut_top: (N,) bool, the detection runs out of the picture's top edge (None: none).
+            by_absence: per detection, the verdict rests on no jersey showing
+                (``TeamAssignment.by_absence``; None: none does).
 
         Returns:
             (N,) track id per detection (-1 for detections that started no track).
         """
+        absent = [False] * len(teams) if by_absence is None else [bool(a) for a in by_absence]
         xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
         conf = np.asarray(confidence, dtype=np.float64).reshape(-1)
         cut = np.zeros(len(xy), bool) if cut_top is None else np.asarray(cut_top, bool).reshape(-1)
@@ -470,7 +477,7 @@ class PlayerTracker:
                 if cost[r, c] >= 1e6:
                     continue
                 ti, j = free_tracks[r], det_idx[c]
-                self._hit(self.tracks[ti], xy[j], teams[j], team_conf[j])
+                self._hit(self.tracks[ti], xy[j], teams[j], team_conf[j], absent[j])
                 self.tracks[ti].cut_top_hits += int(cut[j])
                 assigned[j] = self.tracks[ti].id
                 used.add(ti)
@@ -487,12 +494,12 @@ class PlayerTracker:
                 continue
             tr = self._revive(xy[j], teams[j])
             if tr is not None:
-                self._hit(tr, xy[j], teams[j], team_conf[j])
+                self._hit(tr, xy[j], teams[j], team_conf[j], absent[j])
                 self.tracks.append(tr)
                 assigned[j] = tr.id
                 continue
             tr = PlayerTrack(self._next_id, _player_filter(xy[j]), cut_top_hits=int(cut[j]))
-            self._vote(tr, teams[j], team_conf[j])
+            self._vote(tr, teams[j], team_conf[j], absent[j])
             tr.last_contact = xy[j].copy()
             tr.birth_xy = xy[j].copy()
             if self._boards is not None:
@@ -537,7 +544,8 @@ class PlayerTracker:
         tr.kf = _player_filter(xy_rink_m)
         return tr
 
-    def _hit(self, tr: PlayerTrack, xy: np.ndarray, team: str | None, team_conf: float) -> None:
+    def _hit(self, tr: PlayerTrack, xy: np.ndarray, team: str | None, team_conf: float,
+             by_absence: bool = False) -> None:
         tr.kf.update(xy, 0.12)
         tr.hits += 1
         tr.age += 1
@@ -551,19 +559,24 @@ class PlayerTracker:
         sp = float(np.linalg.norm(v))
         if sp > 0.6:
             tr.heading = v / sp
-        self._vote(tr, team, team_conf)
+        self._vote(tr, team, team_conf, by_absence)
 
     @staticmethod
-    def _vote(tr: PlayerTrack, team: str | None, conf: float) -> None:
+    def _vote(tr: PlayerTrack, team: str | None, conf: float, by_absence: bool = False) -> None:
         from vision.teams import TeamAssignment
 
         tr.votes.add(TeamAssignment(team, conf, None))
+        tr.colour_seen = tr.colour_seen or (team is not None and not by_absence)
 
     def reported(self) -> list[PlayerTrack]:
         """Confirmed tracks matched within the last ``output_coast`` frames.
 
         A track that has neither a jersey colour nor ever moved (``min_move_m``) is not
         reported: it is paint on the ice (a logo, an advert) or a fixed object, not a player —
+        a team read only where no jersey shows (a white kit, ``PlayerTrack.colour_seen``) is no
+        jersey colour here, unless the learned detector saw a sledge or a goalkeeper there: paint
+        on white ice reads so too (drawn-kit render 1489: three still centre-ice marks reported as
+        white attackers made a crease "clear" whose attacker sat in it) —
         unless it stood up out of the picture's top edge (``confirm_hits`` times): a player whose
         jersey is above the picture, of unknown team. Nor is a track of no team that the learned
         detector has checked and never seen as a sledge (``FrameTracker._check_shapes``: a
@@ -572,7 +585,7 @@ class PlayerTracker:
         above as a dark blob at the ice's edge.
         """
         return [tr for tr in self.tracks if tr.confirmed and tr.misses <= self.output_coast
-                and (tr.votes.team is not None
+                and ((tr.votes.team is not None and (tr.colour_seen or tr.model_looks > 0 or tr.gk_looks > 0))
                      or ((tr.max_disp_m >= self.min_move_m or tr.cut_top_hits >= self.confirm_hits)
                          and (tr.model_checks == 0 or tr.model_looks > 0)))
                 and (tr.birth_boards_m >= AT_BOARDS_M or tr.max_disp_m >= STILL_AT_BOARDS_M)]
@@ -1542,6 +1555,7 @@ class FrameTracker:
             ids = self.players.update(
                 dets.data["contact_rink_m"], dets.confidence, [a.team for a in team_votes],
                 [a.confidence for a in team_votes], dets.data.get("cut_top"),
+                [a.by_absence for a in team_votes],
             )
             dets.tracker_id = np.asarray(ids, dtype=np.int64)
             self._check_goalkeepers(frame_bgr, frame_index, dets)
@@ -1983,7 +1997,7 @@ class FrameTracker:
                 continue
             at_goal = tr.role == "goalkeeper" or any(
                 self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))
-            if tr.votes.team is None:
+            if tr.votes.team is None or not tr.colour_seen:
                 if not at_goal and tr.model_looks == 0 and tr.model_checks < NO_TEAM_CHECKS:
                     unknown.append(j)
             else:

@@ -1146,6 +1146,34 @@ def test_a_still_track_of_unknown_team_is_reported_only_when_it_stands_out_of_th
         assert all(tr.votes.team is None for tr in reported)
 
 
+def test_a_team_read_only_where_no_jersey_shows_does_not_make_paint_a_player():
+    """A white kit reads as plain ice, so its team is read where no jersey shows
+    (``TeamAssignment.by_absence``) — and so does a mark on white ice. With only such votes a still
+    track is not reported (drawn-kit render 1489: three centre-ice marks reported as white
+    attackers made a crease "clear" while an attacker sat in it), unless the learned detector saw a
+    sledge there; one that moves is, in white; a still one with a jersey's colour is, as before."""
+    from vision.tracking import PlayerTracker
+
+    def run(absent: bool, step_m: float) -> list:
+        pt = PlayerTracker(FPS, confirm_hits=3)
+        for k in range(12):
+            pt.predict()
+            pt.update(np.array([[2.0 + step_m * k, 1.0]]), np.array([0.9]), ["away"], [0.8], None, [absent])
+        return pt.reported()
+
+    assert run(absent=True, step_m=0.0) == []
+    pt = PlayerTracker(FPS, confirm_hits=3)
+    for k in range(12):
+        pt.predict()
+        pt.update(np.array([[2.0, 1.0]]), np.array([0.9]), ["away"], [0.8], None, [True])
+        pt.tracks[0].model_looks += k == 5  # the learned detector saw a sledge there once
+    assert [tr.votes.team for tr in pt.reported()] == ["away"]
+    moving = run(absent=True, step_m=0.1)
+    assert len(moving) == 1 and moving[0].votes.team == "away"
+    still_jersey = run(absent=False, step_m=0.0)
+    assert len(still_jersey) == 1 and still_jersey[0].votes.team == "away"
+
+
 def test_a_still_dark_blob_at_the_boards_is_not_a_player(kit):
     """An advert on the boards, seen from above, is a jersey-coloured blob at the ice's edge that
     never moves: not reported. The same blob 1.5 m out (a player waiting), or one at the boards
