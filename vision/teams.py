@@ -71,8 +71,9 @@ class TeamAssignment:
         dominant_lab: (3,) dominant torso colour (8-bit Lab), or None.
         distances: team → Lab distance of the dominant colour to that team's colour.
         by_absence: the verdict rests on no jersey showing where one should (a white kit read as
-            plain ice, ``vision.players.PlayerDetector``): it says which team a player is, not
-            that the blob is a player (paint, a logo or a shadow shows no jersey either).
+            plain ice, ``vision.players.PlayerDetector``) on a blob that may not be a body (seen
+            from above): it says which team a player is, not that the blob is one (paint, a logo
+            or a shadow shows no jersey either).
     """
 
     team: str | None

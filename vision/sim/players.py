@@ -49,18 +49,13 @@ def draw_kits(seed: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     ``KIT_MIN_SEPARATION`` from home's. Its own random stream: a play's draws are unchanged."""
     import zlib
 
-    import cv2
+    from vision.teams import bgr_to_lab, lab_distance
 
     rng = np.random.default_rng([int(seed), zlib.crc32(b"kits")])
-
-    def lab(bgr):
-        return cv2.cvtColor(np.array([[bgr]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
-
     names = sorted(KIT_COLOURS_BGR)
     home = KIT_COLOURS_BGR[[n for n in names if n != "white"][int(rng.integers(len(names) - 1))]]
-    d = lab(home)
-    far = [n for n in names if np.sqrt(0.5 * (lab(KIT_COLOURS_BGR[n])[0] - d[0]) ** 2
-                                       + np.sum((lab(KIT_COLOURS_BGR[n])[1:] - d[1:]) ** 2)) >= KIT_MIN_SEPARATION]
+    home_lab = bgr_to_lab(home)
+    far = [n for n in names if lab_distance(bgr_to_lab(KIT_COLOURS_BGR[n]), home_lab) >= KIT_MIN_SEPARATION]
     white = rng.random() < KIT_AWAY_WHITE_SHARE
     if white and "white" in far:
         return home, KIT_COLOURS_BGR["white"]
