@@ -431,9 +431,13 @@ class PlayerDetector:
             data={"contact_xy_px": c_px, "contact_rink_m": c_rink, "torso_xyxy_px": torso, "area_px": b[:, 4],
                   "cut_top": b[:, 6] > 0},
         )
-        steep = steep_view(scene.cam, c_rink) if len(c_rink) else np.zeros(0, bool)
-        teams = [self._team(scene, fg, tb, bool(st)) for tb, st in zip(torso, steep)] if self.teams is not None \
-            else [TeamAssignment(None, 0.0, None) for _ in torso]
+        if self.teams is None:
+            teams = [TeamAssignment(None, 0.0, None) for _ in torso]
+        else:
+            # Only a white kit's verdict asks whether the view is steep (``_team``).
+            steep = steep_view(scene.cam, c_rink) if self.teams.ice_like_team is not None and len(c_rink) \
+                else np.zeros(len(torso), bool)
+            teams = [self._team(scene, fg, tb, bool(st)) for tb, st in zip(torso, steep)]
         return det, teams
 
     # ----------------------------------------------------------------- parts

@@ -1171,7 +1171,7 @@ class PuckTracker:
             v_player = self._stick_v[head]
             if np.isfinite(v_player).all() and float(np.hypot(*(chain[1] - v_player))) < STICK_CO_MOVING_MPS:
                 # A doubted spot at a player's stick moving with him: his stick blade, unless the
-                # verifier is all but sure. Another chain (the spot excluded) may still start.
+                # verifier is all but sure. Another chain, of spots at no stick, may still start.
                 rest = strong[~np.isfinite(self._stick_v[strong]).all(axis=1)]
                 chain = (_consistent_chain(frame_index, xy[rest], score[rest], self._pending, self.dt,
                                            self.confident_score) if len(rest) else None)
