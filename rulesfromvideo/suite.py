@@ -3,7 +3,8 @@
 ``SUITE`` lists every clip the suite renders: each scenario of
 ``vision.sim.plays.SCENARIOS`` at least once, each camera preset of
 ``vision.sim.camera.PRESETS`` several times, one play filmed by two synchronised
-cameras, and a few clips in the held-out looks of ``vision.sim.looks``.
+cameras, a few clips in the held-out looks of ``vision.sim.looks``, and a few games in
+other jerseys (``kits="drawn"``).
 
 Seeds 7000-7099 are reserved for this suite: no threshold, detector or model
 is tuned or trained on them (training streams use ``training_look`` and seeds
@@ -14,7 +15,7 @@ one sub-folder per camera, as ``synth_clip`` writes it) and ``suite.json``, the
 manifest that ``rulesfromvideo eval suite`` reads::
 
     {"version": 1, "width", "height", "clips": [{"name", "dir", "scenario",
-      "camera", "seed", "look", "duration_s", "layout"}]}
+      "camera", "seed", "look", "duration_s", "layout", "kits"}]}
 
 ``dir`` is relative to the suite folder and holds ``clip.mp4``, ``game.json``
 and ``truth.json``.
@@ -43,6 +44,8 @@ class SuiteClip:
         duration_s: clip length, s (None: the scenario's own).
         layout: the rink's marking layout ("nhl", "iihf"), or None for the profile's own (IPC):
             sledge hockey is often played on NHL and IIHF rinks.
+        kits: the jerseys, as ``synth_clip`` takes them: "classic" (red against navy) or "drawn"
+            from the seed (``vision.sim.players.draw_kits``: other colours, white road kits).
     """
 
     name: str
@@ -52,6 +55,7 @@ class SuiteClip:
     look: str | None = None
     duration_s: float | None = None
     layout: str | None = None
+    kits: str = "classic"
 
     @property
     def cameras(self) -> list[str]:
@@ -94,15 +98,25 @@ def _define() -> tuple[SuiteClip, ...]:
         ("goal", "goalcam", None, "nhl"),
         ("icing", "broadcast", None, "iihf"),
         ("offside_pass", "blueline", "heldout_warm_tv_arena", "iihf"),
+        # Added 2026-12-07: games in other jerseys than red against navy (every clip above wears
+        # those), kits drawn from the seed; 7030 and 7033 wear white road kits on white ice.
+        ("offside_carried", "blueline", None, "nhl", "drawn"),
+        ("goal_crease_occupied", "overhead", None, None, "drawn"),
+        ("icing", "broadcast", None, None, "drawn"),
+        ("goal", "goalcam", None, None, "drawn"),
+        ("onside_pass", "broadcast", None, "iihf", "drawn"),
+        ("icing_touched", "overhead", None, None, "drawn"),
     ]
     clips = []
-    for i, (scenario, camera, look, *layout) in enumerate(plan):
-        lay = layout[0] if layout else None
-        tag = camera.replace(",", "+") + (f"_{lay}" if lay else "")
+    for i, (scenario, camera, look, *rest) in enumerate(plan):
+        lay = rest[0] if rest else None
+        kits = rest[1] if len(rest) > 1 else "classic"
+        tag = camera.replace(",", "+") + (f"_{lay}" if lay else "") + ("_kits" if kits != "classic" else "")
         # free_play is 60 s; the suite keeps its first 20 s (3 entries, an icing) so the
         # whole suite renders and analyses in well under an hour on two cores.
         dur = 20.0 if scenario == "free_play" else None
-        clips.append(SuiteClip(f"s{i:02d}_{scenario}_{tag}", scenario, camera, SUITE_SEED_BASE + i, look, dur, lay))
+        clips.append(SuiteClip(f"s{i:02d}_{scenario}_{tag}", scenario, camera, SUITE_SEED_BASE + i, look, dur, lay,
+                               kits))
     return tuple(clips)
 
 
@@ -157,14 +171,14 @@ def render_suite(out_dir: str | Path, width: int = 1280, height: int = 720, only
         if not done:
             look = held_out_look(clip.look) if clip.look else None
             synth_clip(clip.scenario, clip.camera, clip.seed, out / clip.name, width=width, height=height,
-                       fps=fps, duration_s=dur, look=look, layout=clip.layout)
+                       fps=fps, duration_s=dur, look=look, layout=clip.layout, kits=clip.kits)
         for d, cam in dirs:
             if cam in PROFILED_CAMERAS:
                 write_clicked_profile(out / d)
         for d, cam in dirs:
             manifest["clips"].append({"name": d.replace("/", "__"), "dir": d, "scenario": clip.scenario,
                                       "camera": cam, "seed": clip.seed, "look": clip.look,
-                                      "duration_s": dur, "layout": clip.layout})
+                                      "duration_s": dur, "layout": clip.layout, "kits": clip.kits})
         _write_manifest(out, manifest)
         log(f"{'kept' if done else 'rendered'} {clip.name} ({time.perf_counter() - t0:.1f} s)")
     return manifest
@@ -248,7 +262,8 @@ def manifest_from_clips(suite_dir: str | Path) -> dict:
         layout = (truth.get("rink") or {}).get("layout")
         clips.append({"name": rel.replace("/", "__"), "dir": rel, "scenario": truth.get("scenario"),
                       "camera": truth.get("camera"), "seed": truth.get("seed"), "look": None, "duration_s": None,
-                      "layout": layout if layout in ("nhl", "iihf") else None})
+                      "layout": layout if layout in ("nhl", "iihf") else None,
+                      "kits": (truth.get("kits") or {}).get("draw", "classic")})
         size = size if size[0] else (truth.get("width"), truth.get("height"))
     if not clips:
         raise ValueError(f"{root}: no suite.json and no clip folders (clip.mp4 beside truth.json) under it; "

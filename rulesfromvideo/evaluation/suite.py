@@ -7,7 +7,8 @@ error, completeness, confidently wrong), ``vision.evaluation`` (puck recall and
 precision, blade error, IDF1, team accuracy) and
 ``rulesfromvideo.evaluation.events`` — and one table is printed: one row per
 clip, then pooled rows per camera preset, per rink layout other than the
-profile's own (`[nhl rink]`, `[iihf rink]`) and over all clips.
+profile's own (`[nhl rink]`, `[iihf rink]`), for the games in other jerseys than red against
+navy (`[drawn kits]`) and over all clips.
 
 Predictions are found where ``rulesfromvideo batch 'SUITE/**/clip.mp4' --out PRED``
 writes them (``rulesfromvideo.batch.out_dir_for``: ``PRED/<clip folder>__clip``
@@ -186,10 +187,10 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
         ev = _event_figures(tr, pr, fps)
         c = summarise([cal])[cal["camera"]]
         row = {"clip": e["name"], "camera": e["camera"], "scenario": e["scenario"], "look": e.get("look"),
-               "layout": e.get("layout"),
+               "layout": e.get("layout"), "kits": e.get("kits", "classic"),
                "pred_dir": str(pdir), **_calib_cols(c), **_track_cols(public(trk)), **ev}
         rows.append(row)
-        raw.append((e["camera"], cal, trk, ev, e.get("layout")))
+        raw.append((e["camera"], cal, trk, ev, e.get("layout"), e.get("kits", "classic")))
     pooled: dict[str, dict] = {}
     groups: dict[str, list] = {}
     for item in raw:
@@ -197,6 +198,9 @@ def evaluate_suite(suite_dir: str | Path, pred_root: str | Path) -> dict[str, An
     for item in raw:  # clips on other rinks than the profile's own (NHL, IIHF), pooled apart too
         if item[4]:
             groups.setdefault(f"{item[4]} rink", []).append(item)
+    for item in raw:  # games in other jerseys than red against navy, pooled apart too
+        if item[5] != "classic":
+            groups.setdefault(f"{item[5]} kits", []).append(item)
     if raw:
         groups["all"] = raw
     for cam, items in groups.items():

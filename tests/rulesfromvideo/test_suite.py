@@ -38,12 +38,32 @@ def test_suite_covers_every_scenario_and_preset():
     assert {c.cameras[0] for c in SUITE if c.layout} >= {"broadcast", "goalcam", "blueline"}
 
 
+def test_suite_has_games_in_other_jerseys_with_white_road_kits():
+    """Every clip before 2026-12-07 wore red against navy; the drawn-kit games see the other
+    kits, white road kits on white ice among them, for each kind of call and every preset but
+    the broadcast-and-goal pair."""
+    from vision.sim.players import KIT_COLOURS_BGR, draw_kits
+
+    drawn = [c for c in SUITE if c.kits == "drawn"]
+    assert len(drawn) >= 6 and {c.kits for c in SUITE} == {"classic", "drawn"}
+    pairs = [draw_kits(c.seed) for c in drawn]
+    assert sum(away == KIT_COLOURS_BGR["white"] for _, away in pairs) >= 2
+    classic = {(46, 16, 200), (91, 38, 12)}  # the classic red and navy, as B, G, R
+    assert sum(not ({home, away} <= classic) for home, away in pairs) == len(pairs)
+    families = {"zone": ("side", "pass", "carr"), "icing": ("icing",), "goal": ("goal",)}
+    for fam, keys in families.items():
+        assert any(any(k in c.scenario for k in keys) for c in drawn), fam
+    assert {c.cameras[0] for c in drawn} == {"blueline", "broadcast", "goalcam", "overhead"}
+
+
 def test_suite_clips_keep_their_names_and_seeds():
     """Clips added later are appended: a rendered suite resumes, and older figures stay comparable."""
     assert [(c.name, c.seed) for c in SUITE[:25]][::12] == [
         ("s00_onside_carried_blueline", 7000), ("s12_icing_goalkeeper_broadcast", 7012),
         ("s24_icing_blueline", 7024)]
     assert SUITE[25].name == "s25_offside_pass_broadcast_nhl" and SUITE[25].layout == "nhl"
+    assert all(c.kits == "classic" for c in SUITE[:29])
+    assert SUITE[29].name == "s29_offside_carried_blueline_nhl_kits" and SUITE[29].kits == "drawn"
 
 
 def test_batch_gives_every_suite_clip_its_own_folder(tmp_path):
@@ -166,6 +186,7 @@ def test_a_folder_of_synth_clips_without_a_manifest_is_scored_clip_by_clip(mini_
     without = evaluate_suite(renders, tmp_path / "pred")
     assert not without["missing"]
     assert without["pooled"]["all"] == with_manifest["pooled"]["all"]
+    assert [c["kits"] for c in derived["clips"]] == ["classic", "classic"]  # from truth.json
     (tmp_path / "empty").mkdir()
     rc = main(["eval", "suite", "--suite", str(tmp_path / "empty"), "--pred", str(tmp_path / "pred")])
     assert rc == 2 and "no suite.json and no clip folders" in capsys.readouterr().err
@@ -270,3 +291,21 @@ def test_synth_of_a_play_that_does_not_fit_its_seed_and_rink_is_a_clear_error(tm
     err = capsys.readouterr().err
     assert err.startswith("error: no_goal_post:") and "intended" in err and "Traceback" not in err
     assert not (out / "clip.mp4").exists()
+
+
+def test_games_in_other_jerseys_are_pooled_apart(mini_suite, tmp_path):
+    """A manifest's drawn-kit clips get their own pooled row, and each clip row names its kits."""
+    import shutil
+
+    root, _ = mini_suite
+    suite = tmp_path / "suite"
+    shutil.copytree(root / "suite", suite)
+    manifest = json.loads((suite / "suite.json").read_text())
+    assert [c["kits"] for c in manifest["clips"]] == ["classic", "classic"]
+    manifest["clips"][1]["kits"] = "drawn"
+    (suite / "suite.json").write_text(json.dumps(manifest))
+    _perfect_predictions(suite, tmp_path / "pred")
+    res = evaluate_suite(suite, tmp_path / "pred")
+    assert [r["kits"] for r in res["clips"]] == ["classic", "drawn"]
+    assert res["pooled"]["drawn kits"]["clips"] == 1 and res["pooled"]["all"]["clips"] == 2
+    assert res["pooled"]["drawn kits"]["zone_entry_truth"] == 1

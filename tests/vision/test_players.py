@@ -530,6 +530,7 @@ def test_white_jerseys_on_white_ice_are_read_as_the_white_team(tmp_path, scenari
     truth = load_truth(tmp_path)
     game = GameDescriptor.from_file(tmp_path / "game.json")
     assert game.to_dict()["teams"]["away"]["color"] == "#eef0f0"
+    assert truth["kits"] == {"draw": "drawn", "home": game.to_dict()["teams"]["home"]["color"], "away": "#eef0f0"}
     tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"])
     H = truth_calibration(truth)
     votes = {"home": [], "away": []}

@@ -42,6 +42,9 @@ def test_three_files_with_consistent_frame_counts(clip):
     from rulesfromvideo.game import GameDescriptor
 
     GameDescriptor.from_dict(game)
+    # The jerseys worn, as game.json names them: red (#c8102e) against navy (#0b3d91) by default.
+    assert truth["kits"] == {"draw": "classic", "home": "#c8102e", "away": "#0b3d91"}
+    assert [game["teams"][t]["color"] for t in ("home", "away")] == ["#c8102e", "#0b3d91"]
 
 
 def test_homography_maps_the_puck_to_its_pixel(clip):

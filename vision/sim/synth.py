@@ -190,6 +190,8 @@ def synth_clip(
             "version": 1, "fps": fps, "width": int(width), "height": int(height),
             "scenario": scenario, "camera": cam_name, "seed": int(seed),
             "rink": {k: play.game["rink"][k] for k in ("layout", "length_m", "width_m")},
+            # The jerseys, so that an evaluation can pool the games on other kits apart.
+            "kits": {"draw": kits, **{team: play.game["teams"][team]["color"] for team in ("home", "away")}},
             "frames": frames, "events": events,
             "touches": [{"t": k.t, "frame": int(math.ceil(k.t * fps - 1e-9)), "player": k.player, "team": k.team,
                          "kind": k.kind, "xy": k.xy.tolist()} for k in play.puck.touches if k.t < n / fps],
