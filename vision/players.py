@@ -77,8 +77,8 @@ POST_MAX_WIDTH_M = 0.3
 # (``_goal_posts_mask``): drawn this much thicker than the tubes (the mask's closing and the blur
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
-# A white kit against a coloured one (``vision.teams.ICE_LIKE_KIT_*``): a torso box at most this
-# share foreground is a white torso, one at least COLOURED_KIT_MIN_FILL is read by its colour, and
+# A white (or silver) kit against a coloured one (``vision.teams.ICE_LIKE_KIT_*``): a torso box at
+# most this share foreground is a white torso, one at least COLOURED_KIT_MIN_FILL is read by its colour, and
 # one between gets no verdict; boxes under WHITE_KIT_MIN_BOX_PX work pixels (a far player from
 # above) are read by their colour alone. Measured shares in ``vision.teams``.
 WHITE_KIT_MAX_FILL = 0.45
@@ -621,7 +621,7 @@ class PlayerDetector:
         m = scene.not_plain_ice[y0:y1, x0:x1] > 0
         white = self.teams.ice_like_team
         if white is not None and m.size >= WHITE_KIT_MIN_BOX_PX:
-            # A white kit against a coloured one: a torso box mostly plain ice is a white torso
+            # A white (or silver) kit against a coloured one: a torso box mostly plain ice is a white torso
             # (its dark remains would read as the other kit); half full, neither is sure. From the
             # side the blob stood up from the ice (the height test): a body. From above a mark on
             # the ice is as tall as a player, and shows no jersey either: the verdict then says

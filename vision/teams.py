@@ -5,7 +5,9 @@ clustered in Lab (k-means, k = 2: jersey and whatever else — numbers, arms,
 stick); the larger cluster's centre is the dominant torso colour. It is
 compared with each team colour from GAME.json by a Lab distance that weighs
 lightness half as much as chroma (shading and exposure change lightness far
-more than hue). A team is assigned only when the nearest colour is close enough
+more than hue), taken to the kit's colour with its chroma faded as far as fits
+(``faded_kit_distance``: a jersey's pixels are greyer than its kit, never more
+colourful). A team is assigned only when the nearest colour is close enough
 and clearly nearer than the other team's; otherwise the answer is unknown
 (None). Per-frame answers are noisy; ``TeamVote`` accumulates them per track.
 
@@ -45,8 +47,34 @@ HUE_MIN_MARGIN_DEG = 20.0
 # (``PlayerDetector``): on four drawn-kit renders (purple, royal, royal and black against white,
 # true camera) the coloured players' boxes were 0.57-0.99 foreground (p10 of each clip's skaters
 # 0.76-0.90, goalkeepers 0.57-0.61), the white players' 0.01-0.33 (median; p90 0.15-0.50).
-ICE_LIKE_KIT_MIN_L = 200.0
+# Silver (#a5a8aa, 8-bit L 175) is as ice-like as white there: the ice model
+# (``vision.ice.IceConfig.dark_frac`` 0.5) counts a grey pixel as ice down to half the ice's luma,
+# and silver's is 0.7 of white ice's. On five drawn-kit renders (stop 51, tune31, true camera) the
+# silver players' torsos read dark (median L 32-88) and 3-33 % of their verdicts were right, the
+# rest unknown. ICE_LIKE_KIT_MIN_L is the 8-bit L of a grey with 0.6 of a 240 ice's luma (144).
+ICE_LIKE_KIT_MIN_L = 150.0
 ICE_LIKE_KIT_MAX_CHROMA = 20.0
+# A jersey's measured colour is its kit's faded and shaded, never more colourful nor lighter: its
+# own shadow, the dark sledge and legs in the torso band and the video's halved colour resolution
+# (blending it with the ice) all move it toward grey and dark. On 42 drawn-kit renders (stop 51,
+# tune31, true camera) the median torso colour of correctly read coloured kits had 0.44-1.18 of the
+# kit's chroma (hue within 15 degrees) and 0.62-1.0 of its lightness; a yellow kit read at 0.47 of
+# its chroma and 0.83 of its lightness was nearer silver than yellow by the plain Lab distance (1 of
+# 74 verdicts right). ``faded_kit_distance`` scales the kit's chroma by whatever in [KIT_FADE_MIN, 1]
+# fits best and, for a coloured kit (chroma at least KIT_SHADE_MIN_CHROMA), its lightness by whatever
+# in [KIT_SHADE_MIN, 1] does. A grey kit keeps its lightness: shaded white is any grey, the sledge
+# and trousers that are all that shows of a white player (white's own test is the foreground share,
+# ``vision.players``).
+KIT_FADE_MIN = 0.4
+KIT_SHADE_MIN = 0.6
+KIT_SHADE_MIN_CHROMA = 25.0
+# Faded and shaded, a kit is near its jerseys' colours: of the right verdicts on those renders by
+# this distance, p50 5.2, p99 15.3, the largest 40.6 (429 sampled). Twice the p99 is the farthest a
+# colour may be from its kit (the plain distance needed 70): above a score bug taken for a body,
+# a face-off circle's red (108, 155, 127) was 32.5 from a sky-blue kit shaded to its lightness,
+# opposite that kit's hue, and made a false player of that team on a goal camera (drawn-kit render
+# 1530, held out: seen after the fading rule, so it needs checking on renders made after this).
+KIT_MAX_DISTANCE = 30.0
 
 
 def bgr_to_lab(color_bgr: tuple[int, int, int]) -> np.ndarray:
@@ -61,6 +89,26 @@ def lab_distance(a: np.ndarray, b: np.ndarray, l_weight: float = 0.5) -> np.ndar
     return np.sqrt(l_weight * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
+def faded_kit_distance(lab: np.ndarray, kit_lab: np.ndarray) -> float:
+    """``lab_distance`` from a measured colour to a kit's colour faded and shaded as far as fits:
+    the kit's chroma scaled by the factor in [``KIT_FADE_MIN``, 1] nearest the measurement's and,
+    for a coloured kit, its lightness by the factor in [``KIT_SHADE_MIN``, 1] nearest it.
+
+    Args:
+        lab: (3,) measured colour, 8-bit Lab.
+        kit_lab: (3,) the kit's colour, 8-bit Lab (a grey kit has no chroma to fade).
+    """
+    m, k = np.asarray(lab, dtype=np.float64), np.asarray(kit_lab, dtype=np.float64)
+    c_m, c_k = m[1:] - 128.0, k[1:] - 128.0
+    n2 = float(c_k @ c_k)
+    # The least-squares scale of the kit's chroma onto the measurement's, kept to the range.
+    alpha = 1.0 if n2 < 1e-9 else float(np.clip((c_m @ c_k) / n2, KIT_FADE_MIN, 1.0))
+    beta = 1.0
+    if np.sqrt(n2) >= KIT_SHADE_MIN_CHROMA:
+        beta = float(np.clip(m[0] / max(k[0], 1.0), KIT_SHADE_MIN, 1.0))
+    return float(lab_distance(m, np.array([beta * k[0], 128.0 + alpha * c_k[0], 128.0 + alpha * c_k[1]])))
+
+
 @dataclass
 class TeamAssignment:
     """One player's colour verdict in one frame.
@@ -69,7 +117,7 @@ class TeamAssignment:
         team: "home" | "away" | None (ambiguous or no torso pixels).
         confidence: in [0, 1]: (d_other - d_best) / (d_other + d_best), 0 when None.
         dominant_lab: (3,) dominant torso colour (8-bit Lab), or None.
-        distances: team → Lab distance of the dominant colour to that team's colour.
+        distances: team → distance of the dominant colour to that team's colour (``faded_kit_distance``).
         by_absence: the verdict rests on no jersey showing where one should (a white kit read as
             plain ice, ``vision.players.PlayerDetector``) on a blob that may not be a body (seen
             from above): it says which team a player is, not that the blob is one (paint, a logo
@@ -89,7 +137,7 @@ class TeamClassifier:
     Args:
         team_colors_bgr: {"home": (b, g, r), "away": (b, g, r)} from GAME.json.
         max_distance: a dominant colour farther than this from every team colour is unknown
-            (8-bit Lab units with half-weighted L).
+            (``faded_kit_distance``, 8-bit Lab units with half-weighted L; ``KIT_MAX_DISTANCE``).
         min_margin: the nearest team must be nearer than the other by this much.
         min_pixels: fewer torso pixels than this → unknown.
     """
@@ -97,7 +145,7 @@ class TeamClassifier:
     def __init__(
         self,
         team_colors_bgr: dict[str, tuple[int, int, int]],
-        max_distance: float = 70.0,
+        max_distance: float = KIT_MAX_DISTANCE,
         min_margin: float = 12.0,
         min_pixels: int = 12,
     ) -> None:
@@ -156,8 +204,8 @@ class TeamClassifier:
 
     def classify_color(self, dominant_lab: np.ndarray) -> TeamAssignment:
         """Team of a dominant (3,) Lab colour: by hue between two coloured kits of distinct hues
-        (module doc), else by the Lab distance."""
-        dist = {team: float(lab_distance(dominant_lab, ref)) for team, ref in self.team_lab.items()}
+        (module doc), else by the distance to each kit faded as far as fits (``faded_kit_distance``)."""
+        dist = {team: faded_kit_distance(dominant_lab, ref) for team, ref in self.team_lab.items()}
         if self._hue_decides:
             return self._classify_hue(dominant_lab, dist)
         ranked = sorted(dist, key=dist.get)
@@ -171,7 +219,8 @@ class TeamClassifier:
 
 
 def is_ice_like_kit(lab: np.ndarray) -> bool:
-    """Whether an 8-bit Lab kit colour is white enough to read as plain ice (``ICE_LIKE_KIT_*``)."""
+    """Whether an 8-bit Lab kit colour is light and grey enough to read as plain ice, white or
+    silver (``ICE_LIKE_KIT_*``)."""
     return bool(lab[0] >= ICE_LIKE_KIT_MIN_L and _chroma(lab) <= ICE_LIKE_KIT_MAX_CHROMA)
 
 

@@ -10,7 +10,7 @@ from vision.detections import Detections, box_iou
 from vision.geometry import PlaneCamera
 from vision.ice import RinkGeometryCache, build_ice_scene
 from vision.players import SEATED, STANDING, PlayerDetector, steep_view
-from vision.teams import TeamClassifier, TeamVote, TeamAssignment
+from vision.teams import TeamAssignment, TeamClassifier, TeamVote, lab_distance
 from vision.tracking import blades_from_contact
 
 HOME, AWAY = (46, 16, 200), (145, 61, 11)  # GAME.json #c8102e, #0b3d91 as (B, G, R)
@@ -243,7 +243,8 @@ def test_a_kit_in_its_own_shadow_keeps_its_team():
     tc = TeamClassifier({"home": HOME, "away": AWAY})
     for lab in [(71, 153, 125), (54, 145, 130), (84, 158, 128)]:
         a = tc.classify_color(np.array(lab, float))
-        assert a.distances["away"] < a.distances["home"]  # the Lab distance alone would say away
+        lab_d = {t: float(lab_distance(np.array(lab, float), tc.team_lab[t])) for t in ("home", "away")}
+        assert lab_d["away"] < lab_d["home"]  # the Lab distance alone would say away
         assert a.team == "home", lab
     for lab in [(55, 137, 100), (42, 132, 111)]:
         assert tc.classify_color(np.array(lab, float)).team == "away", lab
@@ -256,6 +257,42 @@ def test_white_against_a_coloured_kit_is_told_by_the_lab_distance():
     assert not tc._hue_decides
     assert tc.classify_color(np.array([215.0, 128.0, 130.0])).team == "home"
     assert tc.classify_color(np.array([95.0, 180.0, 150.0])).team == "away"
+
+
+def test_a_jerseys_colour_is_its_kits_faded_and_shaded_not_another_kits():
+    """Torso colours measured on drawn-kit renders (stop 51, true camera, 8-bit Lab): a yellow
+    kit seen from above reads (185, 117, 166), about half its chroma and 0.83 of its lightness,
+    nearer silver than yellow by the plain Lab distance; a royal kit seen by a goal camera reads
+    (52, 139, 96), a tie with black. A kit's chroma and a coloured kit's lightness only fade, so
+    each is its own kit's; a grey stays silver's and a black black's."""
+    from vision.teams import faded_kit_distance
+
+    silver, yellow, royal, black = (170, 168, 165), (40, 220, 250), (160, 70, 20), (28, 26, 24)
+    tc = TeamClassifier({"home": silver, "away": yellow})
+    assert not tc._hue_decides and tc.ice_like_team == "home"  # silver reads as plain ice too
+    m = np.array([185.0, 117.0, 166.0])
+    assert lab_distance(m, tc.team_lab["home"]) < lab_distance(m, tc.team_lab["away"])
+    assert tc.classify_color(m).team == "away"
+    assert tc.classify_color(np.array([150.0, 128.0, 128.0])).team == "home"
+    tc = TeamClassifier({"home": royal, "away": black})
+    m = np.array([52.0, 139.0, 96.0])
+    assert abs(lab_distance(m, tc.team_lab["home"]) - lab_distance(m, tc.team_lab["away"])) < tc.min_margin
+    assert tc.classify_color(m).team == "home"
+    assert tc.classify_color(np.array([30.0, 129.0, 127.0])).team == "away"
+    # Fading and shading explain a greyer, darker jersey, not another hue: a face-off circle's red
+    # (render 1530, goal camera) is no sky-blue player, though shaded sky is as light as it.
+    tc = TeamClassifier({"home": (225, 175, 110), "away": black})
+    assert tc.classify_color(np.array([108.0, 155.0, 127.0])).team is None
+    assert tc.classify_color(np.array([140.0, 124.0, 108.0])).team == "home"
+    # A grey darker than 0.6 of royal's lightness: royal's chroma scaled by 0.4 and its lightness
+    # by 0.6, the least allowed.
+    tc = TeamClassifier({"home": royal, "away": black})
+    assert faded_kit_distance(np.array([38.4, 128.0, 128.0]), tc.team_lab["home"]) == pytest.approx(
+        float(np.sqrt(0.5 * (38.4 - 0.6 * tc.team_lab["home"][0]) ** 2
+                      + (0.4 * (tc.team_lab["home"][1] - 128)) ** 2 + (0.4 * (tc.team_lab["home"][2] - 128)) ** 2)))
+    # A grey kit keeps its lightness (shaded white would be any grey): white to a mid grey.
+    assert faded_kit_distance(np.array([150.0, 128.0, 128.0]), np.array([255.0, 128.0, 128.0])) == \
+        pytest.approx(float(np.sqrt(0.5) * 105.0))
 
 
 def test_team_classifier_unknown_when_ambiguous():
