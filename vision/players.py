@@ -82,6 +82,17 @@ POST_MASK_MARGIN_M = 0.05
 # one between gets no verdict; boxes under WHITE_KIT_MIN_BOX_PX work pixels (a far player from
 # above) are read by their colour alone. Measured shares in ``vision.teams``.
 WHITE_KIT_MAX_FILL = 0.45
+# A white (or silver) jersey is plain ice to the ice model but not flat like the ice: lit and shaded
+# it departs from the local ice luma (``IceScene.ice_L_local``) by more than WHITE_BODY_MIN_DY (Y
+# units) over most of its torso box, where plain ice beside it does not. On five drawn-kit renders
+# (stop 51, tune31, true camera, every third frame) the white and silver skaters' torso boxes had a
+# median 0.75-1.00 of their pixels that far off (p10 0.23-0.97), same-size ice boxes beside them
+# 0.00-0.09 (p90 up to 0.54 where they held boards or another player). A box with at least
+# WHITE_BODY_MIN_SHARE so is a white body: it stands up from the ice (the height test), and seen
+# from above it is a jersey, not paint that shows none (``TeamAssignment.by_absence``).
+WHITE_BODY_MIN_DY = 15
+WHITE_BODY_MIN_SHARE = 0.4
+WHITE_BODY_SHIFTS = (0.0, -0.5, 0.5, -1.0, 1.0, -1.5, 1.5)  # torso box widths aside (``_white_torso``)
 COLOURED_KIT_MIN_FILL = 0.55
 WHITE_KIT_MIN_BOX_PX = 20
 POST_MIN_BODY_FRAC = 0.25
@@ -330,6 +341,11 @@ class PlayerDetector:
             fg = cv2.bitwise_or(fg, cv2.bitwise_and(closed, scene.marking_mask))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
+        # Games with a white (or silver) kit: where the luma departs from the local ice's, a white
+        # body's only trace in the ice model (``WHITE_BODY_MIN_DY``).
+        off_ice_luma = None
+        if self.teams is not None and self.teams.ice_like_team is not None:
+            off_ice_luma = off_local_ice_luma(scene)
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
         boxes, contacts = [], []
@@ -407,7 +423,27 @@ class PlayerDetector:
                 # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
                 exp_h = self._height_px(scene, contact_rink)
                 if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
-                    continue
+                    # A white player's own foreground is his trousers and sledge, as flat as paint:
+                    # his torso above them stands up all the same (``WHITE_BODY_MIN_DY``), and his
+                    # contact is read from all of him, as a coloured player's is.
+                    torso_px = None if off_ice_luma is None else \
+                        self._white_torso(scene, off_ice_luma, contact_full, contact_rink)
+                    if torso_px is None:
+                        continue
+                    whole, wx, wy = _union_window(sub, px0, y, torso_px)
+                    found = self._contact_on_ice(whole, wx, wy, scene)
+                    if found is None:
+                        continue
+                    if not steep_view(scene.cam, found[1])[0]:
+                        low = front_body(whole, self._height_px(scene, found[1]))
+                        if low is not None:
+                            found = self._contact_on_ice(low, wx, wy, scene)
+                            if found is None:
+                                continue
+                    contact_full, contact_rink = found
+                    rows_w, cols_w = np.nonzero(whole.any(axis=1))[0], np.nonzero(whole.any(axis=0))[0]
+                    x0w, x1w = wx + int(cols_w[0]), wx + int(cols_w[-1]) + 1
+                    top, bot, y, a = wy + int(rows_w[0]) - y, wy + int(rows_w[-1]) - y, y, int(whole.sum())
                 # Of a body standing up out of the picture only the part below its top edge shows:
                 # his area is measured against that part of the expected one (a sledge alone in
                 # view scored 0.13-0.26 of a whole player, too faint to start a track: goal-camera
@@ -437,7 +473,7 @@ class PlayerDetector:
             # Only a white kit's verdict asks whether the view is steep (``_team``).
             steep = steep_view(scene.cam, c_rink) if self.teams.ice_like_team is not None and len(c_rink) \
                 else np.zeros(len(torso), bool)
-            teams = [self._team(scene, fg, tb, bool(st)) for tb, st in zip(torso, steep)]
+            teams = [self._team(scene, fg, tb, bool(st), off_ice_luma) for tb, st in zip(torso, steep)]
         return det, teams
 
     # ----------------------------------------------------------------- parts
@@ -608,7 +644,29 @@ class PlayerDetector:
             out[k] = (u - half_w, uv[:, 1].min(), u + half_w, uv[:, 1].max())
         return out
 
-    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray, steep: bool = False) -> TeamAssignment:
+    def _white_torso(self, scene: IceScene, off_ice_luma: np.ndarray, contact_full: np.ndarray,
+                     contact_rink: np.ndarray) -> tuple[np.ndarray, int, int] | None:
+        """A white body's torso near the torso box over a contact point (full-res px (1, 2), rink
+        m (1, 2)): the first box, of those ``WHITE_BODY_SHIFTS`` aside, with at least
+        ``WHITE_BODY_MIN_SHARE`` of its plain-ice-coloured pixels off the local ice luma
+        (``off_ice_luma``, work resolution; ``_box_share``). Returns (mask, x0, y0): those pixels
+        as a (h, w) bool mask at work px offset (x0, y0), or None."""
+        box = self._torso_boxes(scene, np.asarray(contact_full, float).reshape(1, 2),
+                                np.asarray(contact_rink, float).reshape(1, 2))[0]
+        # His contact is read from his trousers and sledge, in front of the seat and to either
+        # side of it as he faces: the box is tried up to one and a half widths aside.
+        w = box[2] - box[0]
+        for dx in WHITE_BODY_SHIFTS:
+            b = box + np.array([dx * w, 0.0, dx * w, 0.0])
+            share = _box_share(scene, off_ice_luma, b)
+            if share is not None and share >= WHITE_BODY_MIN_SHARE:
+                x0, y0, x1, y1 = _work_window(scene, off_ice_luma.shape, b)
+                jersey = off_ice_luma[y0:y1, x0:x1] & (scene.not_plain_ice[y0:y1, x0:x1] == 0)
+                return jersey, x0, y0
+        return None
+
+    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray, steep: bool = False,
+              off_ice_luma: np.ndarray | None = None) -> TeamAssignment:
         s = scene.scale
         h, w = fg.shape
         x0, y0, x1, y1 = torso_xyxy_full * s
@@ -628,7 +686,10 @@ class PlayerDetector:
             # which team a player is, not that the blob is one (``TeamAssignment.by_absence``).
             fill = float(m.mean())
             if fill <= WHITE_KIT_MAX_FILL:
-                return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None, by_absence=steep)
+                # Seen from above, a white body's lit and shaded torso is evidence of a jersey.
+                seen = off_ice_luma is not None and (_box_share(scene, off_ice_luma, torso_xyxy_full) or 0.0) \
+                    >= WHITE_BODY_MIN_SHARE
+                return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None, by_absence=steep and not seen)
             if fill < COLOURED_KIT_MIN_FILL:
                 return TeamAssignment(None, 0.0, None)
         # But where enough are left without them, not those that look like the paint at their
@@ -642,6 +703,49 @@ class PlayerDetector:
             return TeamAssignment(None, 0.0, None)
         pix = cv2.cvtColor(pix_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         return self.teams.classify_pixels(pix)
+
+
+def off_local_ice_luma(scene: IceScene) -> np.ndarray:
+    """(h, w) bool work-resolution pixels on unmarked ice whose luma is more than
+    ``WHITE_BODY_MIN_DY`` off the local ice luma (``IceScene.ice_L_local``)."""
+    y = scene.ycc[..., 0].astype(np.float32)
+    off = cv2.absdiff(y, scene.ice_L_local.astype(np.float32)) > WHITE_BODY_MIN_DY
+    return off & (scene.ice_mask > 0) & (scene.marking_mask == 0)
+
+
+def _work_window(scene: IceScene, shape: tuple[int, int], xyxy_full: np.ndarray) -> tuple[int, int, int, int]:
+    """A full-resolution box as work-resolution slice bounds (x0, y0, x1, y1), clipped to ``shape``."""
+    h, w = shape
+    x0, y0, x1, y1 = np.asarray(xyxy_full, float) * scene.scale
+    x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
+    return x0, y0, min(w, int(np.ceil(x1)) + 1), min(h, int(np.ceil(y1)) + 1)
+
+
+def _union_window(sub: np.ndarray, sx: int, sy: int, other: tuple[np.ndarray, int, int]) -> tuple[np.ndarray, int, int]:
+    """The union of two bool masks at work px offsets (``sub`` at (sx, sy), ``other`` = (mask, x, y))
+    in one window: (mask, x0, y0)."""
+    om, ox, oy = other
+    x0, y0 = min(sx, ox), min(sy, oy)
+    x1, y1 = max(sx + sub.shape[1], ox + om.shape[1]), max(sy + sub.shape[0], oy + om.shape[0])
+    out = np.zeros((y1 - y0, x1 - x0), bool)
+    out[sy - y0 : sy - y0 + sub.shape[0], sx - x0 : sx - x0 + sub.shape[1]] |= sub
+    out[oy - y0 : oy - y0 + om.shape[0], ox - x0 : ox - x0 + om.shape[1]] |= om
+    return out, x0, y0
+
+
+def _box_share(scene: IceScene, mask: np.ndarray, xyxy_full: np.ndarray) -> float | None:
+    """Share of ``mask`` (work resolution) over a full-resolution box's pixels of the plain ice
+    colour on unmarked ice (None: fewer than ``WHITE_KIT_MIN_BOX_PX`` of them): where a white jersey
+    would be, not its dark remains nor paint."""
+    x0, y0, x1, y1 = _work_window(scene, mask.shape, xyxy_full)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    valid = (scene.ice_mask[y0:y1, x0:x1] > 0) & (scene.marking_mask[y0:y1, x0:x1] == 0) & \
+        (scene.not_plain_ice[y0:y1, x0:x1] == 0)
+    n = int(np.count_nonzero(valid))
+    if n < WHITE_KIT_MIN_BOX_PX:
+        return None
+    return float(np.count_nonzero(mask[y0:y1, x0:x1] & valid)) / n
 
 
 def _goal_posts_mask(scene: IceScene, shape: tuple[int, int], behind: bool = True,

@@ -259,6 +259,44 @@ def test_white_against_a_coloured_kit_is_told_by_the_lab_distance():
     assert tc.classify_color(np.array([95.0, 180.0, 150.0])).team == "away"
 
 
+def test_a_white_player_whose_own_foreground_is_flat_stands_up_by_his_lit_and_shaded_torso(tmp_path):
+    """Seen from the side, a white player's foreground is his trousers and sledge, as flat as paint
+    on the ice: the height test dropped him (drawn-kit render 1603, first 12 frames: 16 of 60 white
+    players found). His torso departs from the local ice luma where plain ice does not
+    (``WHITE_BODY_MIN_DY``): found, and nothing else is."""
+    from calibration.rink import RinkModel
+    from rulesfromvideo.game import GameDescriptor
+    from vision.evaluation import load_truth, truth_calibration
+    from vision.sim.synth import synth_clip
+    from vision.tracking import FrameTracker
+    from vision.video import iter_frames
+
+    synth_clip("icing", "broadcast", 1603, tmp_path, kits="drawn", duration_s=0.4)
+    truth = load_truth(tmp_path)
+    game = GameDescriptor.from_file(tmp_path / "game.json")
+    assert truth["kits"]["away"] == "#eef0f0"
+    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"])
+    H = truth_calibration(truth)
+    found = {"home": 0, "away": 0}
+    seen = {"home": 0, "away": 0}
+    stray = 0
+    for i, frame in iter_frames(tmp_path / "clip.mp4"):
+        det, _ = tracker.player_detector.detect(tracker.scenes.build(frame, H[i]).scene)
+        used = np.zeros(len(det), bool)
+        for p in truth["frames"][i]["players"]:
+            if not p["visible"]:
+                continue
+            seen[p["team"]] += 1
+            if len(det):
+                k, d = _nearest(det, np.mean(p["blades"], axis=0))
+                if d <= 1.0:
+                    found[p["team"]] += 1
+                    used[k] = True
+        stray += int((~used).sum())
+    assert seen["away"] >= 40 and found["away"] >= 0.75 * seen["away"], (found, seen)
+    assert found["home"] >= 0.8 * seen["home"] and stray == 0, (found, seen, stray)
+
+
 def test_a_jerseys_colour_is_its_kits_faded_and_shaded_not_another_kits():
     """Torso colours measured on drawn-kit renders (stop 51, true camera, 8-bit Lab): a yellow
     kit seen from above reads (185, 117, 166), about half its chroma and 0.83 of its lightness,
