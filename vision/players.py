@@ -381,15 +381,9 @@ class PlayerDetector:
                 if side is not None and np.count_nonzero(
                         sub & (side[y : y + h, px0:px1] == 0)) < POST_MIN_BODY_FRAC * a:
                     continue
-                found = self._contact_on_ice(body_sub, px0, y, scene)
+                found = self._front_contact(body_sub, px0, y, scene)
                 if found is None:
                     continue
-                if not steep_view(scene.cam, found[1])[0]:
-                    low = front_body(body_sub, self._height_px(scene, found[1]))
-                    if low is not None:
-                        found = self._contact_on_ice(low, px0, y, scene)
-                        if found is None:
-                            continue
                 if self.body.kind == "sledge" and sits_on_paint(body_sub, scene, px0, y) and \
                         not steep_view(scene.cam, found[1])[0]:
                     body_full = paint_covered_body(body_sub, scene, px0, y, top, self._height_px(scene, found[1]))
@@ -431,15 +425,9 @@ class PlayerDetector:
                     if torso_px is None:
                         continue
                     whole, wx, wy = _union_window(sub, px0, y, torso_px)
-                    found = self._contact_on_ice(whole, wx, wy, scene)
+                    found = self._front_contact(whole, wx, wy, scene)
                     if found is None:
                         continue
-                    if not steep_view(scene.cam, found[1])[0]:
-                        low = front_body(whole, self._height_px(scene, found[1]))
-                        if low is not None:
-                            found = self._contact_on_ice(low, wx, wy, scene)
-                            if found is None:
-                                continue
                     contact_full, contact_rink = found
                     rows_w, cols_w = np.nonzero(whole.any(axis=1))[0], np.nonzero(whole.any(axis=0))[0]
                     x0w, x1w = wx + int(cols_w[0]), wx + int(cols_w[-1]) + 1
@@ -576,6 +564,16 @@ class PlayerDetector:
     def _height_px(self, scene: IceScene, xy_rink_m: np.ndarray) -> float:
         """Work px a player of this body stands tall at the (1, 2) ground point, m."""
         return self.body.height_m * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * scene.scale
+
+    def _front_contact(self, body: np.ndarray, x_off: int, y_off: int,
+                       scene: IceScene) -> tuple[np.ndarray, np.ndarray] | None:
+        """``_contact_on_ice`` of a body mask, from the side of its front player's part alone
+        (``front_body``: players stacked behind him make the blob taller than one)."""
+        found = self._contact_on_ice(body, x_off, y_off, scene)
+        if found is None or steep_view(scene.cam, found[1])[0]:
+            return found
+        low = front_body(body, self._height_px(scene, found[1]))
+        return found if low is None else self._contact_on_ice(low, x_off, y_off, scene)
 
     def _contact_on_ice(self, body: np.ndarray, x_off: int, y_off: int,
                         scene: IceScene) -> tuple[np.ndarray, np.ndarray] | None:
