@@ -330,6 +330,17 @@ class IceScene:
     goal_posts_rink_m: np.ndarray | None = None
     goal_post_radius_m: float = 0.0
     goal_height_m: float = 0.0
+    _off_local_luma: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def off_local_luma(self) -> np.ndarray:
+        """(h, w) bool: unmarked ice pixels whose luma is more than ``OFF_LOCAL_LUMA_DY`` off the
+        local ice luma (``ice_L_local``): a white jersey lit and shaded, which the ice model
+        counts as plain ice (cached: computed once per frame, where a game has a white kit)."""
+        if self._off_local_luma is None:
+            y = self.ycc[..., 0].astype(np.float32)
+            off = cv2.absdiff(y, self.ice_L_local.astype(np.float32)) > OFF_LOCAL_LUMA_DY
+            self._off_local_luma = off & (self.ice_mask > 0) & (self.marking_mask == 0)
+        return self._off_local_luma
 
     @property
     def ok(self) -> bool:
@@ -352,6 +363,11 @@ class IceScene:
         """(N, 2) work px → (N, 2) full-resolution px."""
         return (np.asarray(xy_work_px, dtype=np.float64) + 0.5) / self.scale - 0.5
 
+
+# A white (or silver) jersey is plain ice to the ice model but not flat like the ice: lit and shaded
+# it departs from the local ice luma by more than this (Y units) over most of its torso, where plain
+# ice beside it does not (measured in ``vision.players``: ``WHITE_BODY_MIN_SHARE``).
+OFF_LOCAL_LUMA_DY = 15
 
 _KERNEL_3 = np.ones((3, 3), np.uint8)
 _KERNEL_WIDE_SLACK = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))  # back to the edge (1 px) + slack (2 px)

@@ -83,14 +83,14 @@ POST_MASK_MARGIN_M = 0.05
 # above) are read by their colour alone. Measured shares in ``vision.teams``.
 WHITE_KIT_MAX_FILL = 0.45
 # A white (or silver) jersey is plain ice to the ice model but not flat like the ice: lit and shaded
-# it departs from the local ice luma (``IceScene.ice_L_local``) by more than WHITE_BODY_MIN_DY (Y
-# units) over most of its torso box, where plain ice beside it does not. On five drawn-kit renders
+# it departs from the local ice luma (``IceScene.off_local_luma``) by more than
+# ``vision.ice.OFF_LOCAL_LUMA_DY`` (Y units) over most of its torso box, where plain ice beside it
+# does not. On five drawn-kit renders
 # (stop 51, tune31, true camera, every third frame) the white and silver skaters' torso boxes had a
 # median 0.75-1.00 of their pixels that far off (p10 0.23-0.97), same-size ice boxes beside them
 # 0.00-0.09 (p90 up to 0.54 where they held boards or another player). A box with at least
 # WHITE_BODY_MIN_SHARE so is a white body: it stands up from the ice (the height test), and seen
 # from above it is a jersey, not paint that shows none (``TeamAssignment.by_absence``).
-WHITE_BODY_MIN_DY = 15
 WHITE_BODY_MIN_SHARE = 0.4
 WHITE_BODY_SHIFTS = (0.0, -0.5, 0.5, -1.0, 1.0, -1.5, 1.5)  # torso box widths aside (``_white_torso``)
 COLOURED_KIT_MIN_FILL = 0.55
@@ -342,10 +342,10 @@ class PlayerDetector:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
         # Games with a white (or silver) kit: where the luma departs from the local ice's, a white
-        # body's only trace in the ice model (``WHITE_BODY_MIN_DY``).
+        # body's only trace in the ice model (``WHITE_BODY_MIN_SHARE``).
         off_ice_luma = None
         if self.teams is not None and self.teams.ice_like_team is not None:
-            off_ice_luma = off_local_ice_luma(scene)
+            off_ice_luma = scene.off_local_luma()
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
         boxes, contacts = [], []
@@ -418,7 +418,7 @@ class PlayerDetector:
                 exp_h = self._height_px(scene, contact_rink)
                 if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
                     # A white player's own foreground is his trousers and sledge, as flat as paint:
-                    # his torso above them stands up all the same (``WHITE_BODY_MIN_DY``), and his
+                    # his torso above them stands up all the same (``WHITE_BODY_MIN_SHARE``), and his
                     # contact is read from all of him, as a coloured player's is.
                     torso_px = None if off_ice_luma is None else \
                         self._white_torso(scene, off_ice_luma, contact_full, contact_rink)
@@ -701,14 +701,6 @@ class PlayerDetector:
             return TeamAssignment(None, 0.0, None)
         pix = cv2.cvtColor(pix_bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         return self.teams.classify_pixels(pix)
-
-
-def off_local_ice_luma(scene: IceScene) -> np.ndarray:
-    """(h, w) bool work-resolution pixels on unmarked ice whose luma is more than
-    ``WHITE_BODY_MIN_DY`` off the local ice luma (``IceScene.ice_L_local``)."""
-    y = scene.ycc[..., 0].astype(np.float32)
-    off = cv2.absdiff(y, scene.ice_L_local.astype(np.float32)) > WHITE_BODY_MIN_DY
-    return off & (scene.ice_mask > 0) & (scene.marking_mask == 0)
 
 
 def _work_window(scene: IceScene, shape: tuple[int, int], xyxy_full: np.ndarray) -> tuple[int, int, int, int]:

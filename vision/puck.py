@@ -109,6 +109,10 @@ class PuckDetectorConfig:
         joined_factor: score factor of a blob joined to a bigger dark object (a stick blade
             and its shaft; a puck touching a stick), see ``dark_object_around``.
         joined_dark_ratio: least relative darkness of a pixel of that object.
+        white_kits: a team wears white (or silver): its jerseys are plain ice to the ice model,
+            so a dark glove, stick grip or number on one looks like a puck alone on the ice. The
+            isolation ring then counts as ice only what is also flat like the ice
+            (``IceScene.off_local_luma``).
     """
 
     dark_ratio_min: float = 0.35
@@ -119,6 +123,7 @@ class PuckDetectorConfig:
     max_candidates: int = 8
     joined_factor: float = 0.3
     joined_dark_ratio: float = 0.2
+    white_kits: bool = False
 
 
 class PuckDetector:
@@ -366,7 +371,7 @@ class PuckDetector:
         ext_all = np.array([p[5] for p in pending])
         xy_rink_all, okr_all = cam.rink_from_image(c_px, z_m=self.thickness_m / 2.0)
         on_marking = _on_marking(scene, c_px)
-        iso_all = _isolation(scene, c_px, ext_all / 2.0, cfg.isolation_ring)
+        iso_all = _isolation(scene, c_px, ext_all / 2.0, cfg.isolation_ring, cfg.white_kits)
         mot_all = np.zeros(len(pending))
         if prev_v is not None:
             mot_all = _motion(v, prev_v, prev_cam, cam, c_px, x0, y0, ext_all)
@@ -478,9 +483,11 @@ def _on_marking(scene: IceScene, c_px: np.ndarray) -> np.ndarray:
     return out
 
 
-def _isolation(scene: IceScene, c_px: np.ndarray, radius_px: np.ndarray, ring: tuple[float, float]) -> np.ndarray:
+def _isolation(scene: IceScene, c_px: np.ndarray, radius_px: np.ndarray, ring: tuple[float, float],
+               white_kits: bool = False) -> np.ndarray:
     """Fraction of a ring around each of (N, 2) full-res centres (radii (N,) px, ring in radii) that
-    looks like ice (or its marking): (N,) in [0, 1]."""
+    looks like ice (or its marking), and with ``white_kits`` is as flat as the ice too
+    (``PuckDetectorConfig.white_kits``): (N,) in [0, 1]."""
     r_in = np.maximum(radius_px * ring[0], 2.0)
     r_out = np.maximum(radius_px * ring[1], r_in + 2.0)
     ang = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)
@@ -494,6 +501,8 @@ def _isolation(scene: IceScene, c_px: np.ndarray, radius_px: np.ndarray, ring: t
     inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
     vals = np.zeros(len(p), bool)
     vals[inside] = scene.ice_like[yi[inside], xi[inside]] > 0
+    if white_kits:
+        vals[inside] &= ~scene.off_local_luma()[yi[inside], xi[inside]]
     n_per = rr.shape[1] * len(ang)
     return vals.reshape(len(c_px), n_per).sum(axis=1) / float(n_per)
 

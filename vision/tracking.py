@@ -87,7 +87,7 @@ from vision.ice import IceConfig, puck_ice_rink_m, puck_walls_rink_m
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
 from vision.learned import DEFAULT_CLASS_NAMES
-from vision.puck import PuckDetector, StreakDetector
+from vision.puck import PuckDetector, PuckDetectorConfig, StreakDetector
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
 from vision.puck_verifier import CARRY_REACH_M, behind_bodies, dark_peaks, near_players, reach_windows_px
@@ -1446,10 +1446,11 @@ class FrameTracker:
         self.scenes = SceneBuilder(rink, ice_config)
         self.ice_config = self.scenes.config
         spec = rink.spec
-        self.puck_detector = PuckDetector(getattr(spec, "puck_diameter_m", 0.0762),
-                                          getattr(spec, "puck_thickness_m", 0.0254))
-        self.streak_detector = StreakDetector(self.puck_detector)
         self.team_classifier = TeamClassifier(_team_colors(game))
+        self.puck_detector = PuckDetector(getattr(spec, "puck_diameter_m", 0.0762),
+                                          getattr(spec, "puck_thickness_m", 0.0254),
+                                          PuckDetectorConfig(white_kits=self.team_classifier.ice_like_team is not None))
+        self.streak_detector = StreakDetector(self.puck_detector)
         self.body = body if body is not None else _player_body(game)
         self.player_detector = PlayerDetector(self.team_classifier, body=self.body)
         # Players are detected on keyframes, ``player_detect_hz`` times a second (every frame when

@@ -263,7 +263,7 @@ def test_a_white_player_whose_own_foreground_is_flat_stands_up_by_his_lit_and_sh
     """Seen from the side, a white player's foreground is his trousers and sledge, as flat as paint
     on the ice: the height test dropped him (drawn-kit render 1603, first 12 frames: 16 of 60 white
     players found). His torso departs from the local ice luma where plain ice does not
-    (``WHITE_BODY_MIN_DY``): found, and nothing else is."""
+    (``vision.ice.OFF_LOCAL_LUMA_DY``): found, and nothing else is."""
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
     from vision.evaluation import load_truth, truth_calibration

@@ -136,6 +136,32 @@ def test_stick_blade_attached_to_a_player_is_rejected(kit):
     assert len(plain) == 0 or plain.confidence.max() < 0.4
 
 
+def test_a_glove_on_a_white_jersey_is_not_a_puck_alone_on_the_ice(kit):
+    """A white jersey is plain ice to the ice model: a black glove on one is a puck-sized dark
+    spot ringed by "ice" (drawn-kit render 1443: a silver player's glove started the puck track
+    and held it for 40 frames while the puck was carried 17 m away). Where a team wears white
+    (``PuckDetectorConfig.white_kits``), the ring counts as ice only what is flat like the ice:
+    the jersey, 34 luma above this ice, is not. A puck on the ice scores as before."""
+    from vision.puck import PuckDetectorConfig
+
+    drawer = kit.Drawer(kit.rink, kit.cam, gain=0.85)  # ice luma 216: white kits are lighter
+    puck = np.array([6.0, -1.0, 0.0127])
+    img, _ = drawer.frame({1: ((4.0, 0.5), np.pi / 2, (250, 250, 250))}, puck_xyz=puck)
+    glove = np.array([4.16, 0.5])  # on the torso's face towards the camera, 0.5-0.56 m up
+    drawer._box(img, glove, np.array([0.0, 1.0]), np.array([-1.0, 0.0]), 0.025, 0.025, 0.5, 0.56, (20, 20, 20))
+    scene = _scene(kit, img, kit.cam)
+    at = {"glove": kit.cam.project(np.array([[*glove, 0.53]]))[0], "puck": kit.cam.project(puck[None])[0]}
+    score = {}
+    for white in (False, True):
+        det = PuckDetector(config=PuckDetectorConfig(white_kits=white)).detect(img, scene)
+        for name, px in at.items():
+            near = np.linalg.norm(det.data["centre_xy_px"] - px, axis=1) < 3.0
+            score[name, white] = float(det.confidence[near].max()) if near.any() else 0.0
+    assert score["glove", False] >= 0.5  # strong enough to start a track (0.4) without the rule
+    assert score["glove", True] < 0.4 and score["puck", True] >= 0.6
+    assert score["puck", True] == pytest.approx(score["puck", False], abs=0.03)
+
+
 def test_stick_blade_lying_on_the_ice_with_its_shaft_is_not_a_puck(kit):
     # A stick at rest: a black blade on the ice, puck-sized from afar, joined by its grey shaft
     # to a glove 0.7 m up. Alone, the blade would pass every single-blob test.
