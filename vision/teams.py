@@ -5,9 +5,9 @@ clustered in Lab (k-means, k = 2: jersey and whatever else — numbers, arms,
 stick); the larger cluster's centre is the dominant torso colour. It is
 compared with each team colour from GAME.json by a Lab distance that weighs
 lightness half as much as chroma (shading and exposure change lightness far
-more than hue), taken to the kit's colour with its chroma faded as far as fits
-(``faded_kit_distance``: a jersey's pixels are greyer than its kit, never more
-colourful). A team is assigned only when the nearest colour is close enough
+more than hue), taken to the kit's colour faded and shaded as far as fits
+(``faded_kit_distance``: a jersey's pixels are greyer and darker than its kit,
+never more colourful nor lighter). A team is assigned only when the nearest colour is close enough
 and clearly nearer than the other team's; otherwise the answer is unknown
 (None). Per-frame answers are noisy; ``TeamVote`` accumulates them per track.
 
