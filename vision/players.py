@@ -78,15 +78,15 @@ POST_MAX_WIDTH_M = 0.3
 # spread them), and a blob with less than POST_MIN_BODY_FRAC of its pixels off them is the frame.
 POST_MASK_MARGIN_M = 0.05
 # A white (or silver) kit against a coloured one (``vision.teams.ICE_LIKE_KIT_*``): a torso box at
-# most this share foreground is a white torso, one at least COLOURED_KIT_MIN_FILL is read by its colour, and
-# one between gets no verdict; boxes under WHITE_KIT_MIN_BOX_PX work pixels (a far player from
+# most this share foreground is a white torso, one at least COLOURED_KIT_MIN_FILL is read by its
+# colour, and one between gets no verdict; boxes under WHITE_KIT_MIN_BOX_PX work pixels (a far player from
 # above) are read by their colour alone. Measured shares in ``vision.teams``.
 WHITE_KIT_MAX_FILL = 0.45
 # A white (or silver) jersey is plain ice to the ice model but not flat like the ice: lit and shaded
 # it departs from the local ice luma (``IceScene.off_local_luma``) by more than
 # ``vision.ice.OFF_LOCAL_LUMA_DY`` (Y units) over most of its torso box, where plain ice beside it
-# does not. On five drawn-kit renders
-# (stop 51, tune31, true camera, every third frame) the white and silver skaters' torso boxes had a
+# does not. On five drawn-kit renders (stop 51, tune31, true camera, every third frame) the white
+# and silver skaters' torso boxes had a
 # median 0.75-1.00 of their pixels that far off (p10 0.23-0.97), same-size ice boxes beside them
 # 0.00-0.09 (p90 up to 0.54 where they held boards or another player). A box with at least
 # WHITE_BODY_MIN_SHARE so is a white body: it stands up from the ice (the height test), and seen
@@ -343,9 +343,7 @@ class PlayerDetector:
 
         # Games with a white (or silver) kit: where the luma departs from the local ice's, a white
         # body's only trace in the ice model (``WHITE_BODY_MIN_SHARE``).
-        off_ice_luma = None
-        if self.teams is not None and self.teams.ice_like_team is not None:
-            off_ice_luma = scene.off_local_luma()
+        white_kit = self.teams is not None and self.teams.ice_like_team is not None
         n, labels, stats, _ = connected_components(fg)
         alive = self._group_vertically(labels, stats, n, scene)
         boxes, contacts = [], []
@@ -420,8 +418,7 @@ class PlayerDetector:
                     # A white player's own foreground is his trousers and sledge, as flat as paint:
                     # his torso above them stands up all the same (``WHITE_BODY_MIN_SHARE``), and his
                     # contact is read from all of him, as a coloured player's is.
-                    torso_px = None if off_ice_luma is None else \
-                        self._white_torso(scene, off_ice_luma, contact_full, contact_rink)
+                    torso_px = self._white_torso(scene, contact_full, contact_rink) if white_kit else None
                     if torso_px is None:
                         continue
                     whole, wx, wy = _union_window(sub, px0, y, torso_px)
@@ -431,7 +428,7 @@ class PlayerDetector:
                     contact_full, contact_rink = found
                     rows_w, cols_w = np.nonzero(whole.any(axis=1))[0], np.nonzero(whole.any(axis=0))[0]
                     x0w, x1w = wx + int(cols_w[0]), wx + int(cols_w[-1]) + 1
-                    top, bot, y, a = wy + int(rows_w[0]) - y, wy + int(rows_w[-1]) - y, y, int(whole.sum())
+                    top, bot, a = wy + int(rows_w[0]) - y, wy + int(rows_w[-1]) - y, int(whole.sum())
                 # Of a body standing up out of the picture only the part below its top edge shows:
                 # his area is measured against that part of the expected one (a sledge alone in
                 # view scored 0.13-0.26 of a whole player, too faint to start a track: goal-camera
@@ -461,7 +458,7 @@ class PlayerDetector:
             # Only a white kit's verdict asks whether the view is steep (``_team``).
             steep = steep_view(scene.cam, c_rink) if self.teams.ice_like_team is not None and len(c_rink) \
                 else np.zeros(len(torso), bool)
-            teams = [self._team(scene, fg, tb, bool(st), off_ice_luma) for tb, st in zip(torso, steep)]
+            teams = [self._team(scene, fg, tb, bool(st)) for tb, st in zip(torso, steep)]
         return det, teams
 
     # ----------------------------------------------------------------- parts
@@ -642,13 +639,14 @@ class PlayerDetector:
             out[k] = (u - half_w, uv[:, 1].min(), u + half_w, uv[:, 1].max())
         return out
 
-    def _white_torso(self, scene: IceScene, off_ice_luma: np.ndarray, contact_full: np.ndarray,
+    def _white_torso(self, scene: IceScene, contact_full: np.ndarray,
                      contact_rink: np.ndarray) -> tuple[np.ndarray, int, int] | None:
         """A white body's torso near the torso box over a contact point (full-res px (1, 2), rink
         m (1, 2)): the first box, of those ``WHITE_BODY_SHIFTS`` aside, with at least
         ``WHITE_BODY_MIN_SHARE`` of its plain-ice-coloured pixels off the local ice luma
-        (``off_ice_luma``, work resolution; ``_box_share``). Returns (mask, x0, y0): those pixels
-        as a (h, w) bool mask at work px offset (x0, y0), or None."""
+        (``IceScene.off_local_luma``; ``_box_share``). Returns (mask, x0, y0): those pixels as a
+        (h, w) bool work-resolution mask at work px offset (x0, y0), or None."""
+        off_ice_luma = scene.off_local_luma()
         box = self._torso_boxes(scene, np.asarray(contact_full, float).reshape(1, 2),
                                 np.asarray(contact_rink, float).reshape(1, 2))[0]
         # His contact is read from his trousers and sledge, in front of the seat and to either
@@ -663,13 +661,8 @@ class PlayerDetector:
                 return jersey, x0, y0
         return None
 
-    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray, steep: bool = False,
-              off_ice_luma: np.ndarray | None = None) -> TeamAssignment:
-        s = scene.scale
-        h, w = fg.shape
-        x0, y0, x1, y1 = torso_xyxy_full * s
-        x0, y0 = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-        x1, y1 = min(w, int(np.ceil(x1)) + 1), min(h, int(np.ceil(y1)) + 1)
+    def _team(self, scene: IceScene, fg: np.ndarray, torso_xyxy_full: np.ndarray, steep: bool = False) -> TeamAssignment:
+        x0, y0, x1, y1 = _work_window(scene, fg.shape, torso_xyxy_full)
         if x1 <= x0 or y1 <= y0:
             return TeamAssignment(None, 0.0, None)
         # Pixels not of the plain ice colour, also above the ice outline (a far player's torso
@@ -685,8 +678,7 @@ class PlayerDetector:
             fill = float(m.mean())
             if fill <= WHITE_KIT_MAX_FILL:
                 # Seen from above, a white body's lit and shaded torso is evidence of a jersey.
-                seen = off_ice_luma is not None and (_box_share(scene, off_ice_luma, torso_xyxy_full) or 0.0) \
-                    >= WHITE_BODY_MIN_SHARE
+                seen = (_box_share(scene, scene.off_local_luma(), torso_xyxy_full) or 0.0) >= WHITE_BODY_MIN_SHARE
                 return TeamAssignment(white, 1.0 - fill / WHITE_KIT_MAX_FILL, None, by_absence=steep and not seen)
             if fill < COLOURED_KIT_MIN_FILL:
                 return TeamAssignment(None, 0.0, None)
