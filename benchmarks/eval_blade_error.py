@@ -5,8 +5,9 @@ For every truth sledge matched to a predicted player (Hungarian on blade centres
 ground direction away from the camera, from the truth homography) and across it, and binned
 by the sledge's heading relative to the camera (``cos`` of the angle between the heading and
 "towards the camera": +1 points at it). Then the error model that the rules get
-(``vision.tracking.blade_covariance_rink``) is checked: the share of x and y errors beyond
-1 and 3 of its sigmas, against an isotropic sigma for comparison.
+(``vision.tracking.blade_covariance_rink``, scaled by the player's kit as the rules get it,
+``blade_sigma_factor_by_team``) is checked: the share of x and y errors beyond 1 and 3 of its
+sigmas, against an isotropic sigma for comparison.
 
     .venv/bin/python benchmarks/eval_blade_error.py --pred PRED_ROOT CLIP_DIR [CLIP_DIR ...]
     .venv/bin/python benchmarks/eval_blade_error.py --near-lines --pred PRED_ROOT CLIP_DIR [...]
@@ -73,6 +74,9 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
     across the view (m); heading cos; the model's covariance at the predicted point (4,
     row-major, m², ``blade_covariance_rink``); the truth sledge's speed (m/s, from the previous
     truth frame; nan on its first); the unit ground direction away from the camera (2))."""
+    from rulesfromvideo.game import GameDescriptor
+
+    factor_by_team = T.blade_sigma_factor_by_team(GameDescriptor.from_file(clip / "game.json"))
     truth, frames = matched_sledges(clip, pred)
     fps = float(truth.get("fps", 30.0))
     rows = []
@@ -88,7 +92,8 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
             if t.get("front_skid") is not None:
                 h = np.asarray(t["front_skid"], float) - t_xy
                 heading = float(-(h / max(np.linalg.norm(h), 1e-9)) @ a)
-            S = T.blade_covariance_rink(cam, p_xy[None])[0]
+            S = T.blade_covariance_rink(cam, p_xy[None],
+                                        sigma_factor=factor_by_team.get(p.get("team"), factor_by_team[None]))[0]
             tb, pb = np.asarray(t["blades"], float), np.asarray(p["blades"], float)
             if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
                 pb = pb[::-1]

@@ -398,6 +398,11 @@ def run_rules_on_files(tracks_path: Path, game, rink, calib_path: Path | None = 
         any_touch = any('"touch"' in line for line in fh)
     obs_kw.setdefault("infer_touches", not any_touch)
     has_calib = calib_path is not None and Path(calib_path).exists()
+    factor_by_team = None
+    if has_calib and image_size is not None:
+        from vision.tracking import blade_sigma_factor_by_team
+
+        factor_by_team = blade_sigma_factor_by_team(game)
     cameras = iter(read_calibration_jsonl(calib_path)) if has_calib else iter(())
     n_frames = 0
 
@@ -416,7 +421,8 @@ def run_rules_on_files(tracks_path: Path, game, rink, calib_path: Path | None = 
         obs = Observations.from_records([rec for rec, _ in window], quality_by_frame=quality or None, **obs_kw)
         if has_calib and image_size is not None:
             H_by_frame = {rec["frame"]: c.H_rink_from_image for rec, c in window if c is not None}
-            obs.blade_cov_rink_m2 = blade_covariances_from_cameras(obs, H_by_frame, *image_size)
+            obs.blade_cov_rink_m2 = blade_covariances_from_cameras(obs, H_by_frame, *image_size,
+                                                                   factor_by_team=factor_by_team)
             obs.add_position_sigma(puck_sigma_from_cameras(obs, H_by_frame, *image_size))
         return obs
 
@@ -434,13 +440,16 @@ def _run_rules(tracks_path: Path, game, rink, calib_path: Path | None = None,
     return run_rules_on_files(tracks_path, game, rink, calib_path, image_size, blade_sigma_m=BLADE_SIGMA_M)[0]
 
 
-def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: int):
+def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: int,
+                                   factor_by_team: dict | None = None):
     """Our vision's blade error per player and frame from the frames' cameras.
 
     Args:
         obs: ``Observations`` of our vision's tracks.
         H_by_frame: {frame: 3×3 ``rink_from_image`` (raw px to rink m) or None}.
         width, height: image size, px (the camera's principal point).
+        factor_by_team: ``vision.tracking.blade_sigma_factor_by_team`` of the game (the
+            player's kit scales his sigmas); None: 1 for every player.
 
     Returns:
         (P, F, 2, 2) covariance in rink metres (m²), NaN where the frame has no
@@ -451,11 +460,13 @@ def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: in
     from vision.tracking import blade_covariances_from_homography
 
     mid = obs.blade_mid_rink_m()  # (P, F, 2)
+    factor = np.array([1.0 if factor_by_team is None else factor_by_team.get(t, factor_by_team[None])
+                       for t in obs.player_team], dtype=np.float64)
     out = np.full(mid.shape + (2,), np.nan)
     for i, f in enumerate(obs.frame):
         H = H_by_frame.get(int(f))
         if H is not None:  # frames without a camera (or a degenerate one): isotropic fallback
-            out[:, i] = blade_covariances_from_homography(H, width, height, mid[:, i])
+            out[:, i] = blade_covariances_from_homography(H, width, height, mid[:, i], factor)
     return out
 
 

@@ -149,7 +149,7 @@ def blade_ellipse_rink(center_xy_rink_m, cov_m2, k: float = 3.0, n: int = 48) ->
 
 
 def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dict | None,
-                       blade_k_sigma: float | None = None) -> np.ndarray:
+                       blade_k_sigma: float | None = None, blade_factor_by_team: dict | None = None) -> np.ndarray:
     """Draw the registered rink markings, the puck and the blades on one video frame.
 
     Args:
@@ -159,6 +159,8 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
         record: the frame's `tracks.jsonl` record, or None.
         blade_k_sigma: also outline each player's k-sigma ellipse of our vision's blade error
             (``vision.tracking.blade_covariance_rink``; the rules decide at 3 sigma), or None.
+        blade_factor_by_team: ``vision.tracking.blade_sigma_factor_by_team`` of the game (each
+            player's kit scales his ellipse as it scales the rules' sigma), or None.
 
     Returns:
         A new (H, W, 3) uint8 image.
@@ -198,7 +200,7 @@ def draw_frame_overlay(frame_bgr: np.ndarray, rink, rink_from_image, record: dic
         if blade_k_sigma:
             from vision.tracking import player_blade_covariances
 
-            covs = player_blade_covariances(rink_from_image, w, h, players)
+            covs = player_blade_covariances(rink_from_image, w, h, players, blade_factor_by_team)
         for p, cov in zip(players, covs):
             color = TEAM_BGR.get(p.get("team"), (90, 90, 90))
             if cov is not None and np.all(np.isfinite(cov)):
@@ -464,8 +466,10 @@ def _event_section(ev: dict, fi: int, frame: np.ndarray | None, calib: dict, rec
     if frame is not None:
         # Blades with the 3-sigma ellipse of their error: the band in which the rules
         # cannot tell where a blade is (a line inside it leaves the call open).
+        from vision.tracking import blade_sigma_factor_by_team
+
         drawn = draw_frame_overlay(frame, rink, None if H is None else np.array(H), rec,
-                                   blade_k_sigma=K_SIGMA)
+                                   blade_k_sigma=K_SIGMA, blade_factor_by_team=blade_sigma_factor_by_team(game))
         imgs += (f'<figure><img class="frame" src="{_jpg_data_uri(drawn)}"><figcaption>frame {fi}; '
                  f'rings: {K_SIGMA:g}σ of each player\'s blade position</figcaption></figure>')
         pos = evidence_puck_xy(ev)

@@ -158,6 +158,15 @@ BLADE_LEGS_SIGMA_M = 0.30
 # 0.13 % at 100 px or more inside (`benchmarks/eval_blade_error.py`, docs/vision.md stop 37).
 BLADE_EDGE_MARGIN_PX = 20.0
 BLADE_EDGE_SIGMA_FACTOR = 2.0
+# The model above scaled by the player's kit (``blade_sigma_factor_by_team``). A white or silver
+# kit reads as plain ice (``vision.teams.is_ice_like_kit``): its player's contact comes from his
+# torso and trousers, not from a silhouette's bottom edge, and lies far further off. On the six
+# tuning render sets (seeds 1270-1569, stop 51's code, `/tmp/s52/tails.py`: 44,000 white-kit and
+# 326,000 coloured-kit blade points) white-kit |x error| / σx had p99.73 4.57 and p99.9 4.88
+# (6.7 % beyond 3σ on broadcast views), coloured kits' 2.34 and 2.66 (0.02-0.08 % beyond 3σ per
+# camera kind, against a Gaussian's 0.27 %). Each factor brings its kit's p99.9 to about 3σ.
+BLADE_SIGMA_FACTOR_COLOURED_KIT = 0.85
+BLADE_SIGMA_FACTOR_ICE_LIKE_KIT = 1.6
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
 # A player track lost longer than its coast is kept this long for its id (``PlayerTracker._revive``),
 # and the circle where it may come back grows this fast around its constant-velocity path.
@@ -683,8 +692,24 @@ def legs_resolvable(cam: PlaneCamera, xy_rink_m: np.ndarray, work_scale: float =
     return LEGS_WIDTH_M * cam.ground_scale_px_per_m(xy) * work_scale >= OPENING_PX
 
 
+def blade_sigma_factor_by_team(game: Any) -> dict[str | None, float]:
+    """{team: factor} scaling ``blade_covariance_rink``'s sigmas for that team's players by his
+    kit (``BLADE_SIGMA_FACTOR_*``); key None (a player of unknown team): the larger factor.
+
+    Args:
+        game: ``GameDescriptor`` (or a GAME.json dict).
+    """
+    from vision.teams import bgr_to_lab, is_ice_like_kit
+
+    out: dict[str | None, float] = {
+        t: BLADE_SIGMA_FACTOR_ICE_LIKE_KIT if is_ice_like_kit(bgr_to_lab(c)) else BLADE_SIGMA_FACTOR_COLOURED_KIT
+        for t, c in _team_colors(game).items()}
+    out[None] = max(out.values())
+    return out
+
+
 def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
-                          work_scale: float = IceConfig.scale) -> np.ndarray:
+                          work_scale: float = IceConfig.scale, sigma_factor: float | np.ndarray = 1.0) -> np.ndarray:
     """Error covariance of blade points that this module reports, for the rules.
 
     ``Σ = J diag(σ_u², σ_v²) Jᵀ + σ_along² · a aᵀ
@@ -701,6 +726,8 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
         cam: the frame's camera (``PlaneCamera.from_homography``).
         xy_rink_m: (N, 2) blade points, m.
         work_scale: the player detector's work resolution relative to the frame.
+        sigma_factor: scalar or (N,) factor on the sigmas: the player's kit
+            (``blade_sigma_factor_by_team``); 1 is the model as fitted on all kits.
 
     Returns:
         (N, 2, 2) covariance, m²; NaN rows where the plane's Jacobian is singular there.
@@ -723,6 +750,8 @@ def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
                + along2[:, None, None] * a[:, :, None] * a[:, None, :]
                + BLADE_ACROSS_SIGMA_M ** 2 * c[:, :, None] * c[:, None, :])
     out[ok] *= np.where(_at_picture_edge(cam, xy[ok]), BLADE_EDGE_SIGMA_FACTOR ** 2, 1.0)[:, None, None]
+    factor = np.broadcast_to(np.asarray(sigma_factor, dtype=np.float64), (len(xy),))
+    out[ok] *= (factor[ok] ** 2)[:, None, None]
     return out
 
 
@@ -735,13 +764,14 @@ def _at_picture_edge(cam: PlaneCamera, xy_rink_m: np.ndarray) -> np.ndarray:
 
 
 def blade_covariances_from_homography(H_rink_from_image: np.ndarray, width: int, height: int,
-                                      xy_rink_m: np.ndarray) -> np.ndarray:
+                                      xy_rink_m: np.ndarray, sigma_factor: float | np.ndarray = 1.0) -> np.ndarray:
     """``blade_covariance_rink`` at blade points of a frame known by its homography.
 
     Args:
         H_rink_from_image: (3, 3) the frame's homography, image px → rink m.
         width, height: image size, px.
         xy_rink_m: (N, 2) blade points, m (NaN rows: no blades).
+        sigma_factor: scalar or (N,) kit factor on the sigmas (``blade_covariance_rink``).
 
     Returns:
         (N, 2, 2) covariance, m²; NaN rows where the point is missing or the homography
@@ -756,18 +786,21 @@ def blade_covariances_from_homography(H_rink_from_image: np.ndarray, width: int,
         cam = PlaneCamera.from_homography(np.asarray(H_rink_from_image, dtype=np.float64), width, height)
     except (np.linalg.LinAlgError, ValueError):  # a degenerate homography: no camera
         return out
-    out[ok] = blade_covariance_rink(cam, xy[ok])
+    factor = np.broadcast_to(np.asarray(sigma_factor, dtype=np.float64), (len(xy),))
+    out[ok] = blade_covariance_rink(cam, xy[ok], sigma_factor=factor[ok])
     return out
 
 
 def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: int,
-                             players: list[dict]) -> list[np.ndarray | None]:
+                             players: list[dict],
+                             factor_by_team: dict[str | None, float] | None = None) -> list[np.ndarray | None]:
     """``blade_covariance_rink`` at each player's blade midpoint, for ``tracks.jsonl`` players.
 
     Args:
         H_rink_from_image: (3, 3) the frame's homography, image px → rink m.
         width, height: image size, px.
-        players: the record's players (``blades`` (2, 2), m).
+        players: the record's players (``blades`` (2, 2), m; ``team``).
+        factor_by_team: ``blade_sigma_factor_by_team`` of the game; None: 1 for every player.
 
     Returns:
         one (2, 2) covariance (m²) per player, None where his blades are missing or the
@@ -775,7 +808,9 @@ def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: 
     """
     mids = np.array([np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
                      for p in players]).reshape(-1, 2)
-    covs = blade_covariances_from_homography(H_rink_from_image, width, height, mids)
+    factor = [1.0 if factor_by_team is None else factor_by_team.get(p.get("team"), factor_by_team[None])
+              for p in players]
+    covs = blade_covariances_from_homography(H_rink_from_image, width, height, mids, np.asarray(factor, float))
     return [None if np.isnan(S).any() else S for S in covs]
 
 

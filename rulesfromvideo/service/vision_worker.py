@@ -39,7 +39,8 @@ from rulesfromvideo.childproc import checkout_env, result_stream
 log = logging.getLogger("rulesfromvideo.service.live")
 
 
-def blade_covs_by_player(frame_shape, H_rink_from_image, players) -> dict | None:
+def blade_covs_by_player(frame_shape, H_rink_from_image, players,
+                         factor_by_team: dict | None = None) -> dict | None:
     """{player id: (2, 2) blade covariance, m²} from this frame's camera, as ``analyze`` gives the
     rules (``vision.tracking.blade_covariance_rink``); None without a camera or players.
 
@@ -47,13 +48,14 @@ def blade_covs_by_player(frame_shape, H_rink_from_image, players) -> dict | None
         frame_shape: the frame's ``shape`` ((H, W, 3)), or None.
         H_rink_from_image: (3, 3) or None.
         players: tracks-format player records.
+        factor_by_team: ``vision.tracking.blade_sigma_factor_by_team`` of the game, or None.
     """
     if H_rink_from_image is None or not players or frame_shape is None:
         return None
     from vision.tracking import player_blade_covariances
 
     h, w = frame_shape[:2]
-    covs = player_blade_covariances(H_rink_from_image, w, h, players)
+    covs = player_blade_covariances(H_rink_from_image, w, h, players, factor_by_team)
     return {p["id"]: c for p, c in zip(players, covs) if c is not None} or None
 
 
@@ -87,12 +89,13 @@ class VisionStage:
 
     def __init__(self, game, rink, fps: float, blade_sigma_m: float) -> None:
         from rulesfromvideo.rules.streaming import StreamingRules
-        from vision.tracking import FrameTracker
+        from vision.tracking import FrameTracker, blade_sigma_factor_by_team
 
         # No learned goalkeeper check live: a ~100 ms inference on every 10th frame would
         # hold the vision results back; goalkeepers by position only here.
         self.tracker = FrameTracker(rink, game, fps, goalkeeper_detector=None)
         self.rules = StreamingRules(game, rink, fps, blade_sigma_m=blade_sigma_m)
+        self.blade_factor_by_team = blade_sigma_factor_by_team(game)
 
     def step(self, frame_bgr, index: int, t: float, calib) -> tuple[dict | None, list, list]:
         """(puck, players, settled rule events) of one frame."""
@@ -103,7 +106,8 @@ class VisionStage:
         quality = float(getattr(calib, "quality", 0.0) or 0.0) if H is not None else 0.0
         shape = frame_bgr.shape if isinstance(frame_bgr, np.ndarray) else None
         events = self.rules.push({"frame": index, "t": t, "puck": puck, "players": players},
-                                 blade_covs_by_player(shape, H, players), quality, puck_sigma_m(shape, H, puck))
+                                 blade_covs_by_player(shape, H, players, self.blade_factor_by_team), quality,
+                                 puck_sigma_m(shape, H, puck))
         return puck, players, events
 
     def flush(self) -> list:

@@ -108,6 +108,23 @@ def test_blade_covariances_follow_each_frames_camera(sample, sample_run):
         assert cov[k, i, 0, 0] < cov[k, i, 1, 1]
 
 
+def test_blade_covariances_take_each_players_kit_factor(sample, sample_run):
+    """With the game's kit factors each player's covariance is the model's times his team's factor
+    squared; a player of no clear team (``player_team`` "") takes the None entry."""
+    from rulesfromvideo.pipeline import blade_covariances_from_cameras
+
+    obs, _, H_by_frame, w, h = _sample_cameras(sample, sample_run)
+    plain = blade_covariances_from_cameras(obs, H_by_frame, w, h)
+    obs.player_team = obs.player_team.copy()
+    obs.player_team[0] = ""
+    factors = {"home": 0.5, "away": 2.0, None: 3.0}
+    cov = blade_covariances_from_cameras(obs, H_by_frame, w, h, factor_by_team=factors)
+    for k, team in enumerate(obs.player_team):
+        f = factors.get(str(team), factors[None])
+        np.testing.assert_allclose(cov[k], f ** 2 * plain[k])
+    assert np.isfinite(cov[0]).any()
+
+
 def test_the_puck_takes_a_pixel_of_its_frames_camera_as_a_shared_error(sample, sample_run):
     """``analyze``'s rules add ``vision.puck.puck_sigma_rink_m`` at the puck on every frame with a
     camera (``puck_sigma_from_cameras``): NaN on a frame whose calibration is null or without

@@ -891,6 +891,44 @@ def test_player_blade_covariances_per_record_player():
     assert player_blade_covariances(np.zeros((3, 3)), 1280, 720, players) == [None] * 3
 
 
+def test_blade_sigma_factor_by_team_follows_the_kits():
+    """A white or silver kit reads as ice, so its player's blades take the wider factor; a coloured
+    kit the narrower; a player of unknown team the wider of the game's two (``BLADE_SIGMA_FACTOR_*``)."""
+    from vision.tracking import (BLADE_SIGMA_FACTOR_COLOURED_KIT, BLADE_SIGMA_FACTOR_ICE_LIKE_KIT,
+                                 blade_sigma_factor_by_team)
+
+    assert BLADE_SIGMA_FACTOR_COLOURED_KIT < 1.0 < BLADE_SIGMA_FACTOR_ICE_LIKE_KIT
+    white = {"teams": {"home": {"color": "#c8102e"}, "away": {"color": "#eef0f0"}}}
+    assert blade_sigma_factor_by_team(white) == {"home": BLADE_SIGMA_FACTOR_COLOURED_KIT,
+                                                 "away": BLADE_SIGMA_FACTOR_ICE_LIKE_KIT,
+                                                 None: BLADE_SIGMA_FACTOR_ICE_LIKE_KIT}
+    silver = {"teams": {"home": {"color": "#a5a8aa"}, "away": {"color": "#0b3d91"}}}
+    assert blade_sigma_factor_by_team(silver)["home"] == BLADE_SIGMA_FACTOR_ICE_LIKE_KIT
+    coloured = {"teams": {"home": {"color": "#c8102e"}, "away": {"color": "#0b3d91"}}}
+    assert set(blade_sigma_factor_by_team(coloured).values()) == {BLADE_SIGMA_FACTOR_COLOURED_KIT}
+
+
+def test_the_kit_factor_scales_the_blade_sigmas():
+    """``sigma_factor`` multiplies every sigma of the model (its covariance by the factor squared),
+    per point; through ``player_blade_covariances`` by each record player's team."""
+    from vision.geometry import PlaneCamera
+    from vision.sim.camera import Camera
+    from vision.tracking import blade_covariance_rink, player_blade_covariances
+
+    cam = Camera.from_look_at([0.0, -24.0, 9.0], [0.0, 0.0, 0.0], 50.0, 1280, 720)
+    H = np.linalg.inv(cam.H_image_from_rink())
+    pc = PlaneCamera.from_homography(H, 1280, 720)
+    xy = np.array([[2.0, 1.0], [-5.1, 3.0]])
+    plain = blade_covariance_rink(pc, xy)
+    np.testing.assert_allclose(blade_covariance_rink(pc, xy, sigma_factor=np.array([0.5, 2.0])),
+                               plain * np.array([0.25, 4.0])[:, None, None])
+    players = [{"id": 1, "team": "home", "blades": [[2.0, 1.1], [2.0, 0.9]]},
+               {"id": 3, "team": None, "blades": [[-5.0, 3.0], [-5.2, 3.0]]}]
+    covs = player_blade_covariances(H, 1280, 720, players, {"home": 0.5, "away": 3.0, None: 3.0})
+    np.testing.assert_allclose(covs[0], 0.25 * plain[0])
+    np.testing.assert_allclose(covs[1], 9.0 * plain[1])
+
+
 def test_rebound_hidden_for_five_frames_is_picked_up_where_it_reappears(kit):
     """A puck sliding +x at 9 m/s, hidden for 5 frames (behind a post or a pad) while it
     bounces back at 6 m/s across: the first frame it shows again is a measurement at its
