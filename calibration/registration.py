@@ -44,7 +44,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from calibration.concurrency import side_pool
-from calibration.fixed import CameraProfile, apply_homography
+from calibration.fixed import CameraProfile, apply_homography, ice_in_front
 from calibration.markings import MarkingMasks, fit_ellipses, fit_lines, merge_collinear, segment_markings
 
 __all__ = ["CalibrationResult", "Calibrator", "MarkingModel", "colour_class"]
@@ -577,6 +577,8 @@ class Calibrator:
         undistorted_from_rink = A_inv @ G
         rink_from_undistorted = np.linalg.inv(undistorted_from_rink)
         rink_from_undistorted /= rink_from_undistorted[2, 2]
+        W0, H0 = self._raw_size
+        rink_from_undistorted = ice_in_front(rink_from_undistorted, W0, H0)
         c = np.array([(pw - 1) / 2.0, (ph - 1) / 2.0])
         s = np.hypot(pw, ph) / 2.0
         if not np.any(kappa):
@@ -602,8 +604,7 @@ class Calibrator:
             H_raw = None
         if H_raw is None:
             H_raw = rink_from_undistorted
-        H_raw = H_raw / H_raw[2, 2]
-        W0, H0 = self._raw_size
+        H_raw = ice_in_front(H_raw / H_raw[2, 2], W0, H0)
         s_raw = np.hypot(W0, H0) / 2.0
         K = np.array([[s_raw, 0, (W0 - 1) / 2.0], [0, s_raw, (H0 - 1) / 2.0], [0, 0, 1.0]])
         lens = {"K": K, "dist": np.array([kappa[0], kappa[1], 0.0, 0.0, 0.0])}

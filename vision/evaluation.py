@@ -42,6 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from calibration.fixed import ice_in_front
 from vision.video import iter_frames
 
 PUCK_MATCH_M = 0.5
@@ -92,6 +93,7 @@ def truth_calibration(truth: dict) -> list[Any]:
             continue
         rink_from_undistorted = np.linalg.inv(np.asarray(H, dtype=np.float64))
         rink_from_undistorted /= rink_from_undistorted[2, 2]
+        rink_from_undistorted = ice_in_front(rink_from_undistorted, int(truth["width"]), int(truth["height"]))
         cam = fr.get("camera") or {}
         dist = np.asarray(cam.get("dist") or [], dtype=np.float64).ravel()
         if cam.get("K") is None or not dist.size or not np.any(dist != 0):
@@ -129,7 +131,7 @@ def _raw_homography(rink_from_undistorted: np.ndarray, K: np.ndarray, dist: np.n
     if ok.sum() < 8:
         return rink_from_undistorted
     H_raw, _ = cv2.findHomography(raw[ok], xy[ok], 0)
-    return rink_from_undistorted if H_raw is None else H_raw / H_raw[2, 2]
+    return rink_from_undistorted if H_raw is None else ice_in_front(H_raw / H_raw[2, 2], width, height)
 
 
 # ---------------------------------------------------------------------- metrics

@@ -124,8 +124,15 @@ class PlaneCamera:
 
     @classmethod
     def from_homography(cls, H_rink_from_image: np.ndarray, width: int, height: int) -> "PlaneCamera":
-        """Recover K, R, t from ``rink_from_image`` (square pixels, centred principal point)."""
-        H_ri = np.asarray(H_rink_from_image, dtype=np.float64).reshape(3, 3)
+        """Recover K, R, t from ``rink_from_image`` (square pixels, centred principal point).
+
+        The homography's sign is first set so that the ice in front of the camera has w > 0
+        (``calibration.fixed.ice_in_front``): a calibration from elsewhere may be normalised by
+        the w of a pixel above the horizon, which flips it and hides the whole ice.
+        """
+        from calibration.fixed import ice_in_front
+
+        H_ri = ice_in_front(np.asarray(H_rink_from_image, dtype=np.float64).reshape(3, 3), width, height)
         H_ir = np.linalg.inv(H_ri)
         cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
         # A camera looking (nearly) straight down sees the ice fronto-parallel: every focal length

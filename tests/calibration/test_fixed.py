@@ -113,3 +113,22 @@ def test_scaled_to_half_resolution():
     xy_full = apply_homography(image_from_rink, xy_rink_m)
     xy_half = (xy_full + 0.5) / 2 - 0.5
     assert_allclose(apply_homography(half, xy_half), xy_rink_m, atol=1e-6)
+
+
+def test_ice_in_front_undoes_a_sign_flipped_by_a_pixel_above_the_horizon():
+    """A low camera's top-left pixel looks above the horizon: normalising ``rink_from_image`` by
+    its ``[2, 2]`` (that pixel's w) flips the sign, so that the ice in front of the camera has
+    w < 0. ``ice_in_front`` gives back the same mapping with w > 0 along the picture's bottom row
+    and at the ice the picture sees; a correctly signed homography is returned as it is."""
+    from calibration.fixed import ice_in_front
+    from calibration.synthetic import look_at_homography
+
+    image_from_rink = look_at_homography([-8.0, -16.0, 2.5], [0.0, 0.0, 0.0], 70.0, 1280, 720)
+    rink_from_image = np.linalg.inv(image_from_rink)
+    assert (rink_from_image[2] @ [0.0, 0.0, 1.0]) < 0 < (rink_from_image[2] @ [640.0, 719.0, 1.0])
+    flipped = rink_from_image / rink_from_image[2, 2]
+    fixed = ice_in_front(flipped, 1280, 720)
+    px = np.array([[640.0, 719.0, 1.0], [100.0, 600.0, 1.0], [1200.0, 500.0, 1.0]])
+    assert np.all(px @ flipped[2] < 0) and np.all(px @ fixed[2] > 0)
+    assert_allclose(apply_homography(fixed, px[:, :2]), apply_homography(rink_from_image, px[:, :2]))
+    assert_allclose(ice_in_front(rink_from_image, 1280, 720), rink_from_image)

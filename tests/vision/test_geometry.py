@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from shapely.geometry import Point
 
 from vision.geometry import FRONTO_PARALLEL_FOCAL_WIDTHS, PlaneCamera
 from vision.sim.camera import Camera
@@ -102,3 +103,17 @@ def test_rings_projected_unclipped_draw_what_the_clipped_ones_draw():
             assert a.any()
     inside = Camera.from_look_at([0.0, 0.0, 1.5], (30.0, 0.0, 0.0), 90.0, 640, 360)  # half the rink behind it
     assert RingSet.of(geom.ice).project(inside.H_image_from_rink()) is None
+
+
+def test_a_homography_of_either_sign_gives_the_same_camera_and_visible_ice():
+    """``rink_from_image`` holds up to scale; normalised by the w of a pixel above the horizon it
+    comes negated (a low blue-line camera's calibration), and the ice in front of the camera would
+    read as behind it: no visible ground, no ice mask. Either sign gives the same camera."""
+    cam = Camera.from_look_at([-8.0, -16.0, 2.5], [0.0, 0.0, 0.0], 70.0, W, H)
+    rink_from_image = np.linalg.inv(cam.H_image_from_rink())
+    a = PlaneCamera.from_homography(rink_from_image, W, H)
+    b = PlaneCamera.from_homography(-rink_from_image / abs(rink_from_image[2, 2]), W, H)
+    ga, gb = a.visible_ground(), b.visible_ground()
+    assert ga.area > 100.0 and gb.symmetric_difference(ga).area < 1e-6 * ga.area
+    assert ga.contains(Point(0.0, 0.0))
+    np.testing.assert_allclose(b.position_xyz_m, a.position_xyz_m, atol=1e-6)
