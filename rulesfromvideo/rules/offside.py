@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from rulesfromvideo.observations import puck_jump_steps
 from rulesfromvideo.rules.common import (
     HOLD_REACH_M, K_SIGMA, SLEDGE_MAX_SPEED_MPS, Crossing, blade_sigma, controller_at, crossing_time_sigma,
     interp_at, last_touch_before, make_event, measured_near, same_puck_possible, team_players, up_crossings,
@@ -73,8 +74,13 @@ def _may_control(ctx: RuleContext, k: int, i: int) -> bool:
 
 
 # Longest stretch without a puck measurement around a crossing that an onside call may span:
-# the attackers' positions are then checked at every frame of it.
-UNMEASURED_CROSSING_MAX_S = 1.0
+# the attackers' positions are then checked at every frame of it, so a longer stretch only asks
+# more of them. An iced puck outruns a broadcast camera: on the six tuning render sets (seeds
+# 1270-1569, stop 52, `/tmp/s52/brdbg.py`) four entries of icing plays, every attacker 8 m short
+# of the line, were measured last before the line and next 1.2-1.7 s later; at 2.5 s one more was
+# called (onside, right) and no call changed otherwise (the others have an attacker never tracked
+# or a frame without a camera).
+UNMEASURED_CROSSING_MAX_S = 2.5
 
 
 def measured_crossing_bracket(ctx: RuleContext, end: int, c: Crossing) -> tuple[int, int] | None:
@@ -271,6 +277,7 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
             # An unseen stretch since that touch may hide another (a pass, a steal): who brought
             # the puck in is not known from it (903 e needs it; the holder at the line may say).
             ev["last_touch"]["unseen_since_s"] = unseen_since_s(obs, lt, i)
+            ev["last_touch"]["track_jumps_since"] = jumps_since(obs, lt, i)
             lt, touch_unseen = None, True
     cand = {k: v for k, v in depths.items() if k not in exempt}
     known = {k: v for k, v in cand.items() if np.isfinite(v["depth"])}
@@ -416,10 +423,20 @@ def unseen_since_s(obs, lt: int, i: int) -> float:
     return longest / obs.fps
 
 
+def jumps_since(obs, lt: int, i: int) -> bool:
+    """Whether the puck track jumps between objects (``puck_jump_steps``) between frames ``lt``
+    and ``i``: what was touched on ``lt`` need not be the puck that crossed on ``i``."""
+    lo, hi = max(0, lt), min(obs.n_frames, i + 2)
+    return bool(np.any(puck_jump_steps(obs.puck_xy_rink_m[lo:hi], obs.t_s[lo:hi],
+                                       obs.without_bias(obs.sigma_m)[lo:hi])))
+
+
 def followed_since(obs, lt: int, i: int) -> bool:
-    """Whether the puck was followed from the touch on frame ``lt`` to frame ``i`` (no unseen
-    stretch longer than ``TOUCH_FOLLOWED_GAP_S``)."""
-    return unseen_since_s(obs, lt, i) <= TOUCH_FOLLOWED_GAP_S
+    """Whether the puck was followed from the touch on frame ``lt`` to frame ``i``: no unseen
+    stretch longer than ``TOUCH_FOLLOWED_GAP_S`` and no jump of the track between objects (a
+    track that held a dark spot beside a defender and then jumped to the real puck: the touch
+    was of the spot, tuning render 1526, whose defender-carried "onside" was wrong)."""
+    return unseen_since_s(obs, lt, i) <= TOUCH_FOLLOWED_GAP_S and not jumps_since(obs, lt, i)
 
 
 def brought_by_defender(obs, lt: int | None, holder: int | None, dfn: str) -> bool:

@@ -270,10 +270,15 @@ def _run_unmeasured(c, frames):
      lambda t: [[9.0, 6.1], [9.1, 5.9]], range(20, 32), "inconclusive"),
     ("903 b1: a receiver who skates over the line inside the unmeasured stretch -> open",
      lambda t: [[FAR - 1.0 + 2.0 * t, 6.1], [FAR - 1.0 + 2.0 * t, 5.9]], range(20, 32), "inconclusive"),
-    ("903 b2: a stretch longer than 1 s without the puck -> open, however far the attackers",
-     still(FAR - 6.0, 6.0), range(12, 45), "inconclusive"),
+    ("903 b2: a stretch longer than UNMEASURED_CROSSING_MAX_S (here set to 1 s) without the puck "
+     "-> open, however far the attackers", still(FAR - 6.0, 6.0), range(12, 45), "inconclusive"),
 ], ids=["far", "over", "crosses", "long"])
-def test_unmeasured_crossing_is_onside_only_if_it_holds_at_every_possible_instant(clause, receiver, hidden, verdict):
+def test_unmeasured_crossing_is_onside_only_if_it_holds_at_every_possible_instant(clause, receiver, hidden, verdict,
+                                                                                  monkeypatch):
+    import rulesfromvideo.rules.offside as offside
+
+    if len(hidden) / 30.0 > 1.0:  # the clip is 1.6 s: the limit is lowered for the stretch to pass it
+        monkeypatch.setattr(offside, "UNMEASURED_CROSSING_MAX_S", 1.0)
     c = bench(pass_entry(receiver))
     e = _run_unmeasured(c, set(hidden))
     assert len(e) == 1 and e[0]["verdict"] == verdict, clause
@@ -410,3 +415,19 @@ def test_903_b1_no_touch_seen_but_an_attacker_holds_the_puck_at_the_line():
     e = of_type(c.run(), "zone_entry")[0]
     assert e["verdict"] == "offside" and e["evidence"]["exempt"] == [3]
     assert e["margin_m"] == pytest.approx(10.0 - FAR, abs=1e-4)
+
+
+def test_903_e_a_touch_of_what_the_track_held_before_it_jumped_to_the_puck_brings_nothing_in():
+    """903 e needs the puck the defender touched to be the one that crossed: the track held a dark
+    spot beside a defender (touched at frame 0) and jumped 7 m to the real puck sliding over the
+    line past an attacker standing over it. The touch says nothing of who brought the puck in, so
+    neither the exception nor the offside (903 b1) is called (tuning render 1526)."""
+    c = Clip(1.6)
+    c.puck = lambda t: (2.0, -5.0) if t < 20 / 30 else (7.0 + 3.0 * (t - 20 / 30), 0.0)
+    c.player(20, "away", still(1.2, -5.0)).player(2, "home", still(12.0, 3.0))
+    c.touches = {0: 20}
+    e = of_type(c.run(), "zone_entry")[0]
+    assert e["verdict"] == "inconclusive" and e["rule"] == "903 e"
+    assert e["evidence"]["last_touch"]["player"] == 20
+    assert e["evidence"]["last_touch"]["track_jumps_since"] is True
+    assert "903 e may apply" in e["evidence"]["reason"]
