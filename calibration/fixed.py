@@ -271,10 +271,13 @@ class CameraProfile:
             rink_from_image = None if h is None else np.asarray(h, dtype=np.float64)
             if rink_from_image is not None and rink_from_image.shape != (3, 3):
                 raise ValueError("H_rink_from_image must be 3×3")
+            width, height = int(data.get("width", 0)), int(data.get("height", 0))
+            if rink_from_image is not None and width > 0 and height > 0:
+                rink_from_image = ice_in_front(rink_from_image, width, height)  # a profile saved flipped
             return cls(
                 name=str(data.get("name", "camera")),
-                width=int(data.get("width", 0)),
-                height=int(data.get("height", 0)),
+                width=width,
+                height=height,
                 rink_from_image=rink_from_image,
                 xy_image_px=np.asarray(data.get("xy_image_px", []), np.float64).reshape(-1, 2),
                 xy_rink_m=np.asarray(data.get("xy_rink_m", []), np.float64).reshape(-1, 2),

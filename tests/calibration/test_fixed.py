@@ -132,3 +132,6 @@ def test_ice_in_front_undoes_a_sign_flipped_by_a_pixel_above_the_horizon():
     assert np.all(px @ flipped[2] < 0) and np.all(px @ fixed[2] > 0)
     assert_allclose(apply_homography(fixed, px[:, :2]), apply_homography(rink_from_image, px[:, :2]))
     assert_allclose(ice_in_front(rink_from_image, 1280, 720), rink_from_image)
+    # A venue profile saved with the flipped sign is read back with the ice in front.
+    loaded = CameraProfile.from_dict({"H_rink_from_image": flipped.tolist(), "width": 1280, "height": 720})
+    assert np.all(px @ loaded.rink_from_image[2] > 0)
