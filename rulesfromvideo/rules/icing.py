@@ -590,9 +590,12 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=
     elif not measured_near(obs, c.i):
         ev["reason"] = "puck not measured (or its track jumps) at the goal line"
         return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
-    if not con.team_known and con.evidence.get("shooter_candidates"):
-        ev["reason"] = "players of both teams (or of unknown team) could have shot it"
-        return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
+    # Players of both teams (or of unknown team) may have shot it. Were it the defending team,
+    # the puck went into its own end: no icing (905 b is a team's shot beyond the opponents'
+    # goal line). Were it the attacking team, its icing is waved off by any exception that
+    # applies whoever shot it. So such an exception decides "no icing" either way; 905 d3 (an
+    # opponent's touch after the contact) does not, as the touch may have been the shot.
+    shooter_unsure = bool(not con.team_known and con.evidence.get("shooter_candidates"))
     applies: list[str] = []
     undecided: list[str] = []
     checks: dict[str, Any] = {}
@@ -644,6 +647,13 @@ def _evaluate(ctx, end, sh, dfn, c, goals, score_at, icing, names, i_seen_again=
     ev["checks"] = checks
     rule_of = {e.name: e.rule for e in icing.exceptions}
     own = margin >= K_SIGMA * sig
+    if shooter_unsure:
+        applies = [a for a in applies if a != "touched_by_opponent"]
+        if not applies:
+            ev["reason"] = "players of both teams (or of unknown team) could have shot it"
+            return make_event(obs, "icing", c.t_s, sh, "inconclusive", margin, sig, "905 b", ev)
+        ev["shooter_team_unknown"] = ("players of both teams could have shot it: the defending team's shot "
+                                      "into its own end is no icing, the attacking team's is waved off")
     if applies:
         ev["exception"], ev["exceptions"] = applies[0], applies
         rule = rule_of.get(applies[0], "Westridge 1 b" if sponge else "905 d")

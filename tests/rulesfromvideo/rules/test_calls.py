@@ -343,6 +343,19 @@ def test_905_unseen_shot_with_an_opponent_in_reach_is_inconclusive():
     assert e["verdict"] == "inconclusive" and "both teams" in e["evidence"]["reason"]
 
 
+def test_905_shooter_of_either_team_but_d2_applies_is_no_icing_either_way():
+    """905 b + d2: players of both teams could have shot it. The defending team's shot into its
+    own end is no icing; the attacking team's, shorthanded over the whole contact, is waved off
+    (905 d2): either way no icing, so the call is made (waved off) and says the shooter is unsure."""
+    c = unseen_release_clip()
+    c.player(22, "away", still(-12.5, 6.0))
+    c.game["strength"] = [{"t": 0.0, "home": 4, "away": 5}]
+    e = icing_event(c)
+    assert e["verdict"] == "waved_off" and e["evidence"]["exception"] == "shorthanded"
+    assert "both teams" in e["evidence"]["shooter_team_unknown"]
+    assert sorted(e["evidence"]["shooter_candidates"]) == [1, 22]
+
+
 def test_905_unseen_shooter_is_never_icing_but_d2_still_waves_it_off():
     """No tracked player near the flight's path: the shooter may be an opponent, so no decisive
     icing; 905 d2 (shorthanded over the whole contact interval) still waves it off."""
