@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPoint, Polygon
+from shapely.ops import nearest_points
 
 from rulesfromvideo.rules.common import (
     K_SIGMA, blade_sigma, controller_at, footprint_depth, last_touch_before, make_event, point_depth,
@@ -182,10 +183,22 @@ def _crease_depth(ctx: RuleContext, area: Polygon, k: int, i: int, frac: float, 
     v = float(np.nanmax(np.linalg.norm(obs.blades_rink_m[k, i + 1] - obs.blades_rink_m[k, i], axis=1))) \
         * obs.fps if np.isfinite(b).all() else 0.0
     fp = obs.footprints_rink_m[k].get(near) if obs.footprints_rink_m else None
-    # A source's footprint is measured; an outline or blades carry its blade model error.
-    sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i, k)
-    sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
     nominal = nominal_footprint(b, kind) if fp is None and np.isfinite(b).all() else None
+    # A source's footprint is measured; an outline or blades carry its blade model error: in the
+    # direction from the sled to the nearest point of the crease where it lies clear of it (a
+    # shift of the whole sled changes its gap by the shift along that normal, to first order: a
+    # goal camera that places x to 40 cm and y to 15 cm knows the gap of a sled beside the crease
+    # by its y), else in the covariance's worst direction.
+    normal = None
+    if fp is None and np.isfinite(b).all():
+        sled = Polygon(nominal) if nominal is not None else MultiPoint(b)
+        if sled.is_valid and not sled.intersects(area):
+            p_sled, p_area = nearest_points(sled, area)
+            d = np.array([p_area.x - p_sled.x, p_area.y - p_sled.y])
+            if float(np.linalg.norm(d)) > 1e-6:
+                normal = d / float(np.linalg.norm(d))
+    sig_pos = float(obs.sigma_smoothed_m[i]) if fp is not None else blade_sigma(obs, i, k, normal)
+    sig = float(np.hypot(sig_pos, v * obs.dt_s / 2))
     if fp is not None:
         return footprint_depth(fp, area), "footprint", sig
     if nominal is not None:

@@ -757,6 +757,21 @@ def test_907_a4_blade_model_error_keeps_a_shallow_sled_open():
     assert e["verdict"] == "inconclusive" and e["evidence"]["sigma_m"] >= 0.25
 
 
+def test_907_a4_a_sled_clear_of_the_crease_is_judged_by_its_error_towards_it():
+    """907 a4 with a per-view blade error: a sled beside the crease (0.68 m from it, across the
+    rink) is clear by 3 sigma where the camera places y to 15 cm, even though it places x only to
+    45 cm (a goal camera); the same sled under the error turned 90 degrees is undecided. The gap
+    changes, to first order, by the shift along the normal from the sled to the crease."""
+    side = lambda t: [[24.875, 2.6], [25.125, 2.6]]  # heading +y, away from the crease
+    goalcam = np.diag([0.45 ** 2, 0.15 ** 2])
+    e = of_type(_crease_clip(side, None).run(blade_sigma_m=0.25, blade_cov_m2=goalcam), "crease")[0]
+    assert e["verdict"] == "clear" and e["margin_m"] == pytest.approx(-0.682, abs=2e-3)
+    assert e["evidence"]["sigma_m"] < 0.682 / 3
+    turned = np.diag([0.15 ** 2, 0.45 ** 2])
+    e = of_type(_crease_clip(side, None).run(blade_sigma_m=0.25, blade_cov_m2=turned), "crease")[0]
+    assert e["verdict"] == "inconclusive" and e["evidence"]["sigma_m"] > 0.682 / 3
+
+
 def test_1064_goalkeeper_beyond_centre_red_line():
     """1064: a goalkeeper participating in the play beyond the centre red line; the blades decide."""
     for x, expected in ((1.0, ["penalty"]), (-3.0, [])):
