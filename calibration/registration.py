@@ -260,6 +260,19 @@ def _undistort(p_d: np.ndarray, kappa: np.ndarray | None, c: np.ndarray, s: floa
     return c + q
 
 
+def _profile_cameras(profile: CameraProfile, raw_size: tuple[int, int], A: np.ndarray, pw: int,
+                     ph: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (G, kappa) a venue profile may start from, in processing px: where its 3×3 left clicks
+    out, the 3×3 and lens fitted to all of them (``_profile_camera``) first, then its 3×3 with no
+    lens; else the 3×3 alone. The calibrator keeps whichever explains the first frame's paint
+    best: a lens fitted to eight clicks on a goal camera's picture can also miss (held-out render
+    1606: every click within 2 px, no frame registered from it; every frame from the 3×3)."""
+    G_h = _front_sign(A @ np.linalg.inv(profile.scaled_to(*raw_size)), pw, ph)
+    fitted = _profile_camera(profile, raw_size, A, pw, ph)
+    plain = (G_h, np.zeros(2))
+    return [plain] if not np.any(fitted[1]) else [fitted, plain]
+
+
 def _profile_camera(profile: CameraProfile, raw_size: tuple[int, int], A: np.ndarray, pw: int,
                     ph: int) -> tuple[np.ndarray, np.ndarray]:
     """(G, kappa) of a venue profile in processing px: its 3×3 (``image_from_rink``) and no lens,
@@ -613,19 +626,15 @@ class Calibrator:
     # ------------------------------------------------------------------ modes
     def _from_profile(self, targets: _FrameTargets, A: np.ndarray, pw: int, ph: int):
         if self._profile_camera is None:
-            self._profile_camera = _profile_camera(self.profile, self._raw_size, A, pw, ph)
-        G_prof, k_prof = self._profile_camera
-        start, k_start = (self._G, self._kappa) if self._G is not None else (G_prof, k_prof)
-        G, kappa = self._refine(start, targets, taus=(4.0, 2.0, 1.5), iters_per_tau=3, kappa=k_start,
-                                fit_kappa=True, kappa_weight=1e4)
-        # A fixed camera only drifts a little: a refinement that walks far from
-        # the profile is a failure (occlusion, wrong paint), not a new pose.
-        if _max_corner_shift(G, G_prof, pw, ph) > 0.03 * np.hypot(pw, ph) or np.abs(kappa).max() > 0.5:
-            G, kappa = G_prof, k_prof
-        sc = self._score(G, targets, kappa=kappa)
-        sc_prof = self._score(G_prof, targets, kappa=k_prof)
-        if sc_prof.quality > sc.quality:
-            G, kappa, sc = G_prof, k_prof, sc_prof
+            # The first frame with ice picks the profile's camera (``_profile_cameras``).
+            tried = []
+            for G_prof, k_prof in _profile_cameras(self.profile, self._raw_size, A, pw, ph):
+                tried.append(((G_prof, k_prof), self._profile_pose(targets, G_prof, k_prof, G_prof, k_prof, pw, ph)))
+            self._profile_camera, (G, kappa, sc) = max(tried, key=lambda t: t[1][2].quality)
+        else:
+            G_prof, k_prof = self._profile_camera
+            start, k_start = (self._G, self._kappa) if self._G is not None else (G_prof, k_prof)
+            G, kappa, sc = self._profile_pose(targets, G_prof, k_prof, start, k_start, pw, ph)
         # Temporal smoothing of a static camera: exponential average of the
         # normalised homography and lens (time constant ~1 s) keeps jitter down.
         alpha = min(1.0, 1.0 / max(1.0, self.fps))
@@ -636,6 +645,22 @@ class Calibrator:
             self._G_smooth = (1 - alpha) * self._G_smooth + alpha * Gn
             self._k_smooth = (1 - alpha) * self._k_smooth + alpha * kappa
         return self._G_smooth.copy(), self._k_smooth.copy(), sc, "profile"
+
+    def _profile_pose(self, targets: _FrameTargets, G_prof: np.ndarray, k_prof: np.ndarray, start: np.ndarray,
+                      k_start: np.ndarray, pw: int, ph: int) -> tuple[np.ndarray, np.ndarray, "_Score"]:
+        """(G, kappa, score) of a fixed camera refined from ``start`` and anchored at the profile's
+        (``G_prof``, ``k_prof``)."""
+        G, kappa = self._refine(start, targets, taus=(4.0, 2.0, 1.5), iters_per_tau=3, kappa=k_start,
+                                fit_kappa=True, kappa_weight=1e4)
+        # A fixed camera only drifts a little: a refinement that walks far from
+        # the profile is a failure (occlusion, wrong paint), not a new pose.
+        if _max_corner_shift(G, G_prof, pw, ph) > 0.03 * np.hypot(pw, ph) or np.abs(kappa).max() > 0.5:
+            G, kappa = G_prof, k_prof
+        sc = self._score(G, targets, kappa=kappa)
+        sc_prof = self._score(G_prof, targets, kappa=k_prof)
+        if sc_prof.quality > sc.quality:
+            G, kappa, sc = G_prof, k_prof, sc_prof
+        return G, kappa, sc
 
     def _cold(self, targets: _FrameTargets, pw: int, ph: int):
         """The best camera from the lines across the rink in view; where two or more lines give

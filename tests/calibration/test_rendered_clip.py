@@ -83,3 +83,26 @@ def test_a_goal_cameras_venue_profile_that_one_3x3_cannot_fit_is_fitted_with_the
     s = summarise([evaluate_clip(clip, tmp_path / "pred")])["goalcam"]
     assert s["completeness"] == 1.0 and s["confident_wrong"] == 0
     assert s["median_cm"] < 3.0 and s["p95_cm"] < 10.0, s
+
+
+def test_a_venue_profile_whose_lens_fit_misses_falls_back_to_its_3x3(tmp_path):
+    """Held-out render 1606 (a goal camera, drawn kits): the 3×3 leaves one of 8 clicks out
+    (9.7 px), and the 3×3 and lens fitted to all 8 explain each within 2 px, yet from that start
+    no frame registered. The first frame tries both and keeps what explains its paint: every
+    frame calibrated from the 3×3 (stop 51's code: none)."""
+    from calibration.fixed import CameraProfile
+    from rulesfromvideo.suite import write_clicked_profile
+    from vision.sim.synth import synth_clip
+
+    clip = tmp_path / "clip"
+    synth_clip("goal_close", "goalcam", 1606, clip, width=1280, height=720, fps=30.0, duration_s=4 / 30.0,
+               kits="drawn")
+    profile = CameraProfile.load(write_clicked_profile(clip))
+    assert len(profile.inliers) == 8 and not profile.inliers.all()
+    truth = json.loads((clip / "truth.json").read_text())
+    rink = RinkModel(RinkSpec.for_layout(truth["rink"]["layout"]))
+    info = calibrate_video(clip / "clip.mp4", rink, tmp_path / "pred" / "calibration.jsonl", camera_profile=profile)
+    assert info["calibrated"] == 4
+    s = summarise([evaluate_clip(clip, tmp_path / "pred")])["goalcam"]
+    assert s["completeness"] == 1.0 and s["confident_wrong"] == 0
+    assert s["median_cm"] < 3.0 and s["p95_cm"] < 10.0, s
