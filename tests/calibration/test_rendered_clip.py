@@ -62,25 +62,32 @@ def test_rendered_clip_calibrated_within_centimetres(tmp_path, preset):
     assert s["fps"] is not None and s["fps"] > 0
 
 
-def test_a_goal_cameras_venue_profile_that_one_3x3_cannot_fit_is_fitted_with_the_lens(tmp_path):
-    """Tuning render 1399 (a goal camera): the simulated operator clicks 8 landmarks on the
-    distorted picture; one 3×3 fits 5 of them and leaves the goal posts ~30 px off, and with that
-    3×3 as the profile the calibrator registered none of the clip's frames. Fitted with the lens
-    on all 8 clicks, every frame is calibrated within centimetres of the truth."""
+def _goal_camera_with_clicked_profile(tmp_path, scenario: str, seed: int, **synth_kw):
+    """Four frames of a rendered goal camera, its simulated operator's venue profile (8 clicks on
+    the distorted picture), and ``calibrate_video`` with it: (profile, calibrate_video's info,
+    the clip's ``summarise`` row)."""
     from calibration.fixed import CameraProfile
     from rulesfromvideo.suite import write_clicked_profile
     from vision.sim.synth import synth_clip
 
     clip = tmp_path / "clip"
-    synth_clip("icing_shorthanded", "goalcam", 1399, clip, width=1280, height=720, fps=30.0, duration_s=4 / 30.0)
+    synth_clip(scenario, "goalcam", seed, clip, width=1280, height=720, fps=30.0, duration_s=4 / 30.0, **synth_kw)
     profile = CameraProfile.load(write_clicked_profile(clip))
-    assert len(profile.inliers) == 8 and not profile.inliers.all()  # the 3×3 leaves clicks out
-    assert np.max(profile.residuals_px) > 10.0
     truth = json.loads((clip / "truth.json").read_text())
     rink = RinkModel(RinkSpec.for_layout(truth["rink"]["layout"]))
     info = calibrate_video(clip / "clip.mp4", rink, tmp_path / "pred" / "calibration.jsonl", camera_profile=profile)
+    return profile, info, summarise([evaluate_clip(clip, tmp_path / "pred")])["goalcam"]
+
+
+def test_a_goal_cameras_venue_profile_that_one_3x3_cannot_fit_is_fitted_with_the_lens(tmp_path):
+    """Tuning render 1399 (a goal camera): the simulated operator clicks 8 landmarks on the
+    distorted picture; one 3×3 fits 5 of them and leaves the goal posts ~30 px off, and with that
+    3×3 as the profile the calibrator registered none of the clip's frames. Fitted with the lens
+    on all 8 clicks, every frame is calibrated within centimetres of the truth."""
+    profile, info, s = _goal_camera_with_clicked_profile(tmp_path, "icing_shorthanded", 1399)
+    assert len(profile.inliers) == 8 and not profile.inliers.all()  # the 3×3 leaves clicks out
+    assert np.max(profile.residuals_px) > 10.0
     assert info["frames"] == 4
-    s = summarise([evaluate_clip(clip, tmp_path / "pred")])["goalcam"]
     assert s["completeness"] == 1.0 and s["confident_wrong"] == 0
     assert s["median_cm"] < 3.0 and s["p95_cm"] < 10.0, s
 
@@ -90,19 +97,8 @@ def test_a_venue_profile_whose_lens_fit_misses_falls_back_to_its_3x3(tmp_path):
     (9.7 px), and the 3×3 and lens fitted to all 8 explain each within 2 px, yet from that start
     no frame registered. The first frame tries both and keeps what explains its paint: every
     frame calibrated from the 3×3 (stop 51's code: none)."""
-    from calibration.fixed import CameraProfile
-    from rulesfromvideo.suite import write_clicked_profile
-    from vision.sim.synth import synth_clip
-
-    clip = tmp_path / "clip"
-    synth_clip("goal_close", "goalcam", 1606, clip, width=1280, height=720, fps=30.0, duration_s=4 / 30.0,
-               kits="drawn")
-    profile = CameraProfile.load(write_clicked_profile(clip))
+    profile, info, s = _goal_camera_with_clicked_profile(tmp_path, "goal_close", 1606, kits="drawn")
     assert len(profile.inliers) == 8 and not profile.inliers.all()
-    truth = json.loads((clip / "truth.json").read_text())
-    rink = RinkModel(RinkSpec.for_layout(truth["rink"]["layout"]))
-    info = calibrate_video(clip / "clip.mp4", rink, tmp_path / "pred" / "calibration.jsonl", camera_profile=profile)
     assert info["calibrated"] == 4
-    s = summarise([evaluate_clip(clip, tmp_path / "pred")])["goalcam"]
     assert s["completeness"] == 1.0 and s["confident_wrong"] == 0
     assert s["median_cm"] < 3.0 and s["p95_cm"] < 10.0, s
