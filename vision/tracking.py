@@ -168,6 +168,13 @@ BLADE_EDGE_SIGMA_FACTOR = 2.0
 BLADE_SIGMA_FACTOR_COLOURED_KIT = 0.85
 BLADE_SIGMA_FACTOR_ICE_LIKE_KIT = 1.6
 GATE_CHI2 = 13.8  # χ² with 2 degrees of freedom at 99.9 %
+# A puck candidate inside a player's torso band is on his body (``_inside_torsos``): the band's
+# box is the model's, from his contact, and sits off his real torso by up to a quarter of its width
+# (tuning render 1526: a 36 px box 12 px left of the torso): it is widened by TORSO_WIDEN of its
+# width each side, and its top and bottom taken in by TORSO_INSET of its height, so that a puck on
+# the ice below the band (at his stick, at his blades) never falls in it.
+TORSO_WIDEN = 0.25
+TORSO_INSET = 0.15
 # A player track lost longer than its coast is kept this long for its id (``PlayerTracker._revive``),
 # and the circle where it may come back grows this fast around its constant-velocity path.
 REVIVE_MAX_S = 4.0
@@ -1409,6 +1416,22 @@ class FrameObservation:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
 
 
+def _inside_torsos(xy_image_px: np.ndarray, torso_xyxy_px: np.ndarray) -> np.ndarray:
+    """(N,) bool: the (N, 2) image points lie inside one of the (M, 4) torso boxes (widened by
+    ``TORSO_WIDEN``, their height inset by ``TORSO_INSET``). The ice seen there lies behind that
+    player's body, hidden by it: a dark spot there is on him (a number on a light jersey: tuning
+    render 1526, a yellow player's "3" near the camera tracked as the puck for 13 frames)."""
+    xy = np.asarray(xy_image_px, dtype=np.float64).reshape(-1, 2)
+    b = np.asarray(torso_xyxy_px, dtype=np.float64).reshape(-1, 4)
+    if not len(xy) or not len(b):
+        return np.zeros(len(xy), bool)
+    w, h = (b[:, 2] - b[:, 0])[None], (b[:, 3] - b[:, 1])[None]
+    u, v = xy[:, 0:1], xy[:, 1:2]
+    inside = ((u > b[None, :, 0] - TORSO_WIDEN * w) & (u < b[None, :, 2] + TORSO_WIDEN * w)
+              & (v > b[None, :, 1] + TORSO_INSET * h) & (v < b[None, :, 3] - TORSO_INSET * h))
+    return inside.any(axis=1)
+
+
 def _team_colors(game: Any) -> dict[str, tuple[int, int, int]]:
     """Team colours (B, G, R) from a GameDescriptor (or a GAME.json dict)."""
     if hasattr(game, "team_color_bgr"):
@@ -1650,6 +1673,8 @@ class FrameTracker:
         carry_seats = seat_xy[carrier] if (players or self._confirmed_any) else self._tentative_seats(cam)
         if self.carry_verifier is not None and len(carry_seats):
             cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, carry_seats)
+        if dets is not None and len(dets) and len(cands):
+            cands = cands[~_inside_torsos(cands.data["centre_xy_px"], dets.data["torso_xyxy_px"])]
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], seat_xy[k]) for k, p in enumerate(players)]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
