@@ -929,6 +929,28 @@ def test_the_kit_factor_scales_the_blade_sigmas():
     np.testing.assert_allclose(covs[1], 9.0 * plain[1])
 
 
+def test_a_spot_in_a_players_torso_band_is_on_him_not_a_puck():
+    """The ice seen inside a player's torso band lies behind his body: a dark spot there (a number
+    on a light jersey) is no puck. The modelled band is widened by a quarter of its width each
+    side (it sits off the real torso by up to that, render 1526) and its height taken in, so a
+    puck on the ice at his blades or stick, below the band, is kept."""
+    from vision.tracking import TORSO_INSET, TORSO_WIDEN, _inside_torsos
+
+    torso = np.array([[141.0, 544.0, 177.0, 591.0]])  # 36 × 47 px, render 1526's near player
+    w, h = 36.0, 47.0
+    pts = np.array([
+        [173.0, 575.0],  # his number, right of the band's model: on him
+        [159.0, 560.0],  # the band's middle
+        [177.0 + TORSO_WIDEN * w - 1.0, 567.0],  # just inside the widened edge
+        [177.0 + TORSO_WIDEN * w + 1.0, 567.0],  # just outside it
+        [172.0, 642.0],  # at his contact (the blades): below the band
+        [200.0, 630.0],  # a carried puck at his stick
+        [159.0, 544.0 + TORSO_INSET * h - 1.0],  # the band's top edge, inset: kept
+    ])
+    assert _inside_torsos(pts, torso).tolist() == [True, True, True, False, False, False, False]
+    assert _inside_torsos(pts, np.zeros((0, 4))).tolist() == [False] * len(pts)
+
+
 def test_rebound_hidden_for_five_frames_is_picked_up_where_it_reappears(kit):
     """A puck sliding +x at 9 m/s, hidden for 5 frames (behind a post or a pad) while it
     bounces back at 6 m/s across: the first frame it shows again is a measurement at its
