@@ -92,8 +92,7 @@ def clip_errors(clip: Path, pred: Path) -> tuple[str, np.ndarray]:
             if t.get("front_skid") is not None:
                 h = np.asarray(t["front_skid"], float) - t_xy
                 heading = float(-(h / max(np.linalg.norm(h), 1e-9)) @ a)
-            S = T.blade_covariance_rink(cam, p_xy[None],
-                                        sigma_factor=factor_by_team.get(p.get("team"), factor_by_team[None]))[0]
+            S = T.blade_covariance_rink(cam, p_xy[None], sigma_factor=T.blade_sigma_factors(factor_by_team, [p.get("team")]))[0]
             tb, pb = np.asarray(t["blades"], float), np.asarray(p["blades"], float)
             if np.linalg.norm(tb - pb[::-1], axis=1).sum() < np.linalg.norm(tb - pb, axis=1).sum():
                 pb = pb[::-1]

@@ -263,33 +263,31 @@ def _undistort(p_d: np.ndarray, kappa: np.ndarray | None, c: np.ndarray, s: floa
 def _profile_cameras(profile: CameraProfile, raw_size: tuple[int, int], A: np.ndarray, pw: int,
                      ph: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (G, kappa) a venue profile may start from, in processing px: where its 3×3 left clicks
-    out, the 3×3 and lens fitted to all of them (``_profile_camera``) first, then its 3×3 with no
+    out, the 3×3 and lens fitted to all of them (``_profile_lens_fit``) first, then its 3×3 with no
     lens; else the 3×3 alone. The calibrator keeps whichever explains the first frame's paint
     best: a lens fitted to eight clicks on a goal camera's picture can also miss (held-out render
     1606: every click within 2 px, no frame registered from it; every frame from the 3×3)."""
-    G_h = _front_sign(A @ np.linalg.inv(profile.scaled_to(*raw_size)), pw, ph)
-    fitted = _profile_camera(profile, raw_size, A, pw, ph)
-    plain = (G_h, np.zeros(2))
-    return [plain] if not np.any(fitted[1]) else [fitted, plain]
+    plain = (_front_sign(A @ np.linalg.inv(profile.scaled_to(*raw_size)), pw, ph), np.zeros(2))
+    fitted = _profile_lens_fit(profile, raw_size, A, pw, ph, plain[0])
+    return [plain] if fitted is None else [fitted, plain]
 
 
-def _profile_camera(profile: CameraProfile, raw_size: tuple[int, int], A: np.ndarray, pw: int,
-                    ph: int) -> tuple[np.ndarray, np.ndarray]:
-    """(G, kappa) of a venue profile in processing px: its 3×3 (``image_from_rink``) and no lens,
-    or, where that 3×3 left clicks out (RANSAC outliers) of at least ``PROFILE_LENS_MIN_CLICKS``, a
-    3×3 and radial lens (``_distort``) fitted to all of them where that explains each within
-    ``PROFILE_LENS_MAX_RESIDUAL_PX``.
+def _profile_lens_fit(profile: CameraProfile, raw_size: tuple[int, int], A: np.ndarray, pw: int, ph: int,
+                      G_h: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(G, kappa) in processing px of a venue profile whose 3×3 (``G_h``, ``image_from_rink``) left
+    clicks out (RANSAC outliers) of at least ``PROFILE_LENS_MIN_CLICKS``: a 3×3 and radial lens
+    (``_distort``) fitted to all of them, where that explains each within
+    ``PROFILE_LENS_MAX_RESIDUAL_PX``; else None.
 
     Args:
         profile: the venue profile (its clicks in its own ``width`` × ``height`` px).
         raw_size: (W, H) of the video's frames, px.
         A: (3, 3) processing px from raw px.
         pw, ph: processing size, px.
+        G_h: (3, 3) the profile's 3×3 in processing px (the fit's start).
     """
     from scipy.optimize import least_squares
 
-    G_h = _front_sign(A @ np.linalg.inv(profile.scaled_to(*raw_size)), pw, ph)
-    none = (G_h, np.zeros(2))
     xy_rink = np.asarray(profile.xy_rink_m, dtype=np.float64).reshape(-1, 2)
     inliers = np.asarray(profile.inliers, dtype=bool).reshape(-1)
     if len(xy_rink) < PROFILE_LENS_MIN_CLICKS or not profile.width or not profile.height \
@@ -297,7 +295,7 @@ def _profile_camera(profile: CameraProfile, raw_size: tuple[int, int], A: np.nda
         # Every click on one 3×3: the profile is kept as it is (a lens fitted to a few clicks
         # that one 3×3 explains extrapolates worse than the 3×3 beyond them: tuning renders 1302,
         # 1288 p95 1.5 → 21.5, 1.4 → 9.9 cm when tried on every profile).
-        return none
+        return None
     # The clicks in processing px (pixel centres at integers in every frame).
     sx, sy = raw_size[0] / profile.width, raw_size[1] / profile.height
     clicks = np.asarray(profile.xy_image_px, dtype=np.float64).reshape(-1, 2)
@@ -313,7 +311,7 @@ def _profile_camera(profile: CameraProfile, raw_size: tuple[int, int], A: np.nda
     fit = least_squares(residuals, np.r_[g0, 0.0, 0.0], x_scale="jac")
     worst = float(np.max(np.linalg.norm(residuals(fit.x).reshape(-1, 2), axis=1)))
     if not fit.success or worst > PROFILE_LENS_MAX_RESIDUAL_PX or np.abs(fit.x[8:]).max() > 0.5:
-        return none
+        return None
     G = _front_sign(np.append(fit.x[:8], 1.0).reshape(3, 3), pw, ph)
     return G, fit.x[8:].copy()
 

@@ -457,11 +457,10 @@ def blade_covariances_from_cameras(obs, H_by_frame: dict, width: int, height: in
     """
     import numpy as np
 
-    from vision.tracking import blade_covariances_from_homography
+    from vision.tracking import blade_covariances_from_homography, blade_sigma_factors
 
     mid = obs.blade_mid_rink_m()  # (P, F, 2)
-    factor = np.array([1.0 if factor_by_team is None else factor_by_team.get(t, factor_by_team[None])
-                       for t in obs.player_team], dtype=np.float64)
+    factor = blade_sigma_factors(factor_by_team, [str(t) for t in obs.player_team])
     out = np.full(mid.shape + (2,), np.nan)
     for i, f in enumerate(obs.frame):
         H = H_by_frame.get(int(f))

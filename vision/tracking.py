@@ -715,6 +715,15 @@ def blade_sigma_factor_by_team(game: Any) -> dict[str | None, float]:
     return out
 
 
+def blade_sigma_factors(factor_by_team: dict[str | None, float] | None, teams) -> np.ndarray:
+    """(N,) kit factor of each of N players from his team (``blade_sigma_factor_by_team``; a team
+    not in it, e.g. "" or None for an unknown one, takes the None entry); 1 each without factors."""
+    teams = list(teams)
+    if factor_by_team is None:
+        return np.ones(len(teams))
+    return np.array([factor_by_team.get(t, factor_by_team[None]) for t in teams], dtype=np.float64)
+
+
 def blade_covariance_rink(cam: PlaneCamera, xy_rink_m: np.ndarray,
                           work_scale: float = IceConfig.scale, sigma_factor: float | np.ndarray = 1.0) -> np.ndarray:
     """Error covariance of blade points that this module reports, for the rules.
@@ -815,9 +824,8 @@ def player_blade_covariances(H_rink_from_image: np.ndarray, width: int, height: 
     """
     mids = np.array([np.mean(np.asarray(p.get("blades") or [[np.nan, np.nan]], float).reshape(-1, 2), axis=0)
                      for p in players]).reshape(-1, 2)
-    factor = [1.0 if factor_by_team is None else factor_by_team.get(p.get("team"), factor_by_team[None])
-              for p in players]
-    covs = blade_covariances_from_homography(H_rink_from_image, width, height, mids, np.asarray(factor, float))
+    factor = blade_sigma_factors(factor_by_team, [p.get("team") for p in players])
+    covs = blade_covariances_from_homography(H_rink_from_image, width, height, mids, factor)
     return [None if np.isnan(S).any() else S for S in covs]
 
 
