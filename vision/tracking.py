@@ -1373,14 +1373,6 @@ def _consistent_chain(frame_index: int, xy: np.ndarray, score: np.ndarray,
                 v_b = (p1 - p0) / dt
                 if np.linalg.norm(v_a - v_b) <= 4.0 + 0.3 * np.linalg.norm(v_b):
                     return p2, v_a, [(frame_index - 2, p0), (frame_index - 1, p1)]
-        if score[j] >= confident_score:
-            # A very clear puck whose last strong sighting is two frames back: one frame between
-            # them missed it (the moving-puck search finds a puck on alternate frames as it
-            # slows off a post: tuning render 1308, strong on frames 50, 51, 53, 54).
-            for p0 in prev.get(frame_index - 2, empty):
-                v = (p2 - p0) / (2.0 * dt)
-                if np.linalg.norm(v) <= 45.0:
-                    return p2, v, [(frame_index - 2, p0)]
     return None
 
 
