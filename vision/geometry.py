@@ -23,6 +23,8 @@ import numpy as np
 from shapely.geometry import Polygon, box
 from shapely.geometry.base import BaseGeometry
 
+from calibration.fixed import ice_in_front
+
 _EPS_W = 1e-9
 
 
@@ -130,8 +132,6 @@ class PlaneCamera:
         (``calibration.fixed.ice_in_front``): a calibration from elsewhere may be normalised by
         the w of a pixel above the horizon, which flips it and hides the whole ice.
         """
-        from calibration.fixed import ice_in_front
-
         H_ri = ice_in_front(np.asarray(H_rink_from_image, dtype=np.float64).reshape(3, 3), width, height)
         H_ir = np.linalg.inv(H_ri)
         cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
