@@ -80,6 +80,7 @@ import shapely
 from scipy.optimize import linear_sum_assignment
 from shapely.geometry import LineString
 
+from vision.blade_crops import crop_to_image, crop_window, cut_crop
 from vision.detections import Detections
 from vision.geometry import PlaneCamera, apply_homography
 from vision.frame_scene import FrameScene, SceneBuilder
@@ -280,6 +281,11 @@ CARRY_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "carry_ve
 #: sledges' (``models/carry_verifier.md``); the sledges keep theirs, which lost fewer carries.
 CARRY_STANDING_MODEL_PATH = CARRY_MODEL_PATH.with_name("carry_verifier_standing.onnx")
 CARRY_ACCEPT_P = 0.8
+#: The blade-keypoint model (``FrameTracker._refine_blades``): where it ships, the least player
+#: score whose blades replace the geometric ones, and the farthest they may move them (m).
+BLADE_MODEL_PATH = CARRY_MODEL_PATH.with_name("blade_keypoints.onnx")
+BLADE_MODEL_MIN_SCORE = 0.5
+BLADE_MODEL_MAX_SHIFT_M = 1.25
 CARRY_SCORE = 0.5
 CARRY_MAX_PATCHES = 24
 CARRY_PEAKS_PER_WINDOW = 12
@@ -1505,7 +1511,8 @@ class FrameTracker:
     def __init__(self, rink: Any, game: Any, fps: float, ice_config: IceConfig | None = None,
                  goalkeeper_detector: Any = "default", goalkeeper_every_s: float = 0.33,
                  puck_verifier: Any = "default", player_detect_hz: float | None = PLAYER_DETECT_HZ,
-                 body: PlayerBody | None = None, carry_verifier: Any = "default") -> None:
+                 body: PlayerBody | None = None, carry_verifier: Any = "default",
+                 blade_model: Any = "default") -> None:
         self.rink = rink
         self.game = game
         self.fps = float(fps) if fps and fps > 0 else 30.0
@@ -1570,6 +1577,11 @@ class FrameTracker:
         self.carry_verifier = (_default_carry_verifier(self.body.kind) if carry_verifier == "default"
                                else carry_verifier)
         self.carry_accept_p = CARRY_ACCEPT_P
+        # The learned blade-keypoint model (``vision.blade_keypoints``) places each reported
+        # player's blades from a crop around the geometric estimate (``_refine_blades``);
+        # "default" = the shipped model (None when it is missing), None = the geometric blades.
+        self.blade_model = _default_blade_model() if blade_model == "default" else blade_model
+        self._blade_shift: dict[int, np.ndarray] = {}  # player id → (2, 2) m, the last keyframe's model - geometric blades
         self.motion_full_every = MOTION_FULL_EVERY  # 1: the moving-puck search sees the whole ice every frame
         self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
         self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
@@ -1689,6 +1701,9 @@ class FrameTracker:
         if puck is not None and puck.get("measured"):
             self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
         self._earlier.appendleft((v_full, cam))
+        # Last: the puck's search and touches keep the geometric seats their models were cut for.
+        if self.blade_model is not None:
+            self._refine_blades(frame_bgr, cam, lens_map, players, keyframe=dets is not None)
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index), list(self._retract_now),
                                 self._player_backfill)
@@ -1936,6 +1951,48 @@ class FrameTracker:
                                           for f, bl in tr.tentative]
                 tr.tentative = []
         return out
+
+    def _refine_blades(self, frame_bgr: np.ndarray, cam: PlaneCamera, lens_map, players: list[dict],
+                       keyframe: bool = True) -> None:
+        """Each player's blades where the blade model finds them in a crop around his geometric
+        blades (``vision.blade_crops``), in place; kept where it finds none, finds a player of too
+        low a score, or places him more than ``BLADE_MODEL_MAX_SHIFT_M`` away (another player).
+
+        The model runs on keyframes (``keyframe``); in between, each player's blades keep the
+        shift from his geometric blades that the last keyframe found (his filtered contact
+        moves them; the shift is his body's, which changes slowly).
+        """
+        geo = [np.asarray(p["blades"], np.float64).reshape(2, 2) for p in players]
+        if not keyframe:
+            for p, g in zip(players, geo):
+                shift = self._blade_shift.get(p["id"])
+                if shift is not None:
+                    p["blades"] = _blades_record(g + shift)
+            return
+        self._blade_shift = {}
+        windows, crops, idx = [], [], []
+        for k, bl in enumerate(geo):
+            w = crop_window(lambda xyz: cam.image_from_rink(xyz)[0], bl.mean(axis=0))
+            if w is None or w[2] > 2.0 * max(frame_bgr.shape[:2]):
+                continue
+            windows.append(w)
+            crops.append(cut_crop(frame_bgr, w))
+            idx.append(k)
+        if not crops:
+            return
+        kp, score = self.blade_model.blades_crop_px(np.stack(crops))
+        for j, k in enumerate(idx):
+            if not score[j] >= BLADE_MODEL_MIN_SCORE or not np.all(np.isfinite(kp[j])):
+                continue
+            px = crop_to_image(windows[j], kp[j])
+            xy = lens_map(px, cam, 0.0) if lens_map is not None else cam.rink_from_image(px)[0]
+            if not np.all(np.isfinite(xy)) or np.hypot(*(xy.mean(axis=0) - geo[k].mean(axis=0))) > BLADE_MODEL_MAX_SHIFT_M:
+                continue
+            # Keep the geometric pairing (left, right of the heading).
+            if np.linalg.norm(xy - geo[k], axis=1).sum() > np.linalg.norm(xy[::-1] - geo[k], axis=1).sum():
+                xy = xy[::-1]
+            players[k]["blades"] = _blades_record(xy)
+            self._blade_shift[players[k]["id"]] = xy - geo[k]
 
     def _update_role(self, tr: PlayerTrack, seat: np.ndarray) -> None:
         """Goalkeeper: a track that the learned detector saw as one (``_looks_like_goalkeeper``)
@@ -2267,6 +2324,15 @@ def _in_gate(puck: PuckTracker, cands: Detections) -> np.ndarray:
 
 def _has_gated(puck: PuckTracker, cands: Detections) -> bool:
     return bool(_in_gate(puck, cands).any())
+
+
+def _default_blade_model() -> Any:
+    """The shipped blade-keypoint model (``models/blade_keypoints.onnx``), or None without it."""
+    if not BLADE_MODEL_PATH.is_file():
+        return None
+    from vision.blade_keypoints import BladeKeypointModel
+
+    return BladeKeypointModel(BLADE_MODEL_PATH, intra_op_threads=1)
 
 
 def _lens_mapper(calib: Any):

@@ -1680,3 +1680,52 @@ def test_a_clips_first_frames_get_the_players_once_their_tracks_are_confirmed(ki
         assert {p["id"]: p["team"] for p in rec["players"]} == later
         for k, err in errors(rec).items():
             assert err <= worst_later[k] + 0.05, (rec["frame"], k, err, worst_later[k])
+
+
+class _BladesAt:
+    """A stand-in blade model: for crop i, blades at ``crop_px[i]`` (2, 2) with score ``score[i]``."""
+
+    def __init__(self, crop_px, score):
+        self.crop_px, self.score, self.seen = np.asarray(crop_px, float), np.asarray(score, float), None
+
+    def blades_crop_px(self, crops):
+        self.seen = np.asarray(crops).shape
+        return self.crop_px.copy(), self.score.copy()
+
+
+def test_blade_model_places_the_blades_it_finds_near_the_geometric_ones(kit):
+    from vision.blade_crops import crop_window, image_to_crop
+    from vision.geometry import PlaneCamera
+
+    H_rink_from_image = np.linalg.inv(kit.cam.H_image_from_rink())
+    cam = PlaneCamera.from_homography(H_rink_from_image, kit.cam.width, kit.cam.height)
+    geo = [np.array([[2.0, 1.0], [2.0, 1.25]]), np.array([[-4.0, 3.0], [-4.0, 3.25]]), np.array([[6.0, -2.0], [6.0, -1.75]])]
+    found = [np.array([[2.3, 1.05], [2.3, 1.3]]),  # 0.3 m behind: taken
+             np.array([[-4.0, 4.5], [-4.0, 4.75]]),  # 1.5 m off: another player, refused
+             np.array([[6.2, -2.0], [6.2, -1.75]])]  # found with too low a score: refused
+    crop_px = []
+    for g, f in zip(geo, found):
+        w = crop_window(lambda xyz: cam.image_from_rink(xyz)[0], g.mean(axis=0))
+        crop_px.append(image_to_crop(w, kit.cam.project(np.column_stack([f, np.zeros(2)]))))
+    model = _BladesAt(crop_px, [0.9, 0.9, 0.2])
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, blade_model=model)
+    players = [{"id": k, "team": "home", "role": "skater", "blades": g.tolist()} for k, g in enumerate(geo)]
+    frame = np.zeros((kit.cam.height, kit.cam.width, 3), np.uint8)
+    tracker._refine_blades(frame, cam, None, players)
+    assert model.seen[0] == 3
+    np.testing.assert_allclose(players[0]["blades"], found[0], atol=2e-3)
+    np.testing.assert_allclose(players[1]["blades"], geo[1])
+    np.testing.assert_allclose(players[2]["blades"], geo[2])
+    # The blades keep the geometric pairing (left, right of the heading) whatever order the model gives.
+    model = _BladesAt([crop_px[0][::-1], crop_px[1], crop_px[2]], [0.9, 0.0, 0.0])
+    players = [{"id": k, "team": "home", "role": "skater", "blades": g.tolist()} for k, g in enumerate(geo)]
+    FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, blade_model=model)._refine_blades(frame, cam, None, players)
+    np.testing.assert_allclose(players[0]["blades"], found[0], atol=2e-3)
+    # Between keyframes the model does not run: each player keeps the shift it last found.
+    model.crop_px = np.full_like(model.crop_px, np.nan)
+    moved = [{"id": k, "team": "home", "role": "skater", "blades": (g + [0.5, 0.0]).tolist()} for k, g in enumerate(geo)]
+    tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, blade_model=model)
+    tracker._blade_shift = {0: found[0] - geo[0]}
+    tracker._refine_blades(frame, cam, None, moved, keyframe=False)
+    np.testing.assert_allclose(moved[0]["blades"], found[0] + [0.5, 0.0], atol=2e-3)
+    np.testing.assert_allclose(moved[1]["blades"], geo[1] + [0.5, 0.0])
