@@ -285,6 +285,11 @@ CARRY_ACCEPT_P = 0.8
 #: score whose blades replace the geometric ones, and the farthest they may move them (m).
 BLADE_MODEL_PATH = CARRY_MODEL_PATH.with_name("blade_keypoints.onnx")
 BLADE_MODEL_MIN_SCORE = 0.5
+#: How often a second the blade model runs (every other player keyframe at 30 frames/s). On the
+#: held-out suite every keyframe (15 a second) gave blades of 8.25 cm median and cost analyze
+#: 13 ms of CPU a frame (66 → 79 ms); 7.5 a second 8.62 cm for ~2 ms (76 → 78 ms); 5 a second
+#: 8.93 cm (docs/benchmarks.md and docs/vision.md, stop 53).
+BLADE_MODEL_HZ = 7.5
 BLADE_MODEL_MAX_SHIFT_M = 1.25
 CARRY_SCORE = 0.5
 CARRY_MAX_PATCHES = 24
@@ -1582,6 +1587,9 @@ class FrameTracker:
         # "default" = the shipped model (None when it is missing), None = the geometric blades.
         self.blade_model = _default_blade_model() if blade_model == "default" else blade_model
         self._blade_shift: dict[int, np.ndarray] = {}  # player id → (2, 2) m, the last keyframe's model - geometric blades
+        # It runs on a keyframe at most BLADE_MODEL_HZ times a second (its cost, docs/benchmarks.md).
+        self._blade_model_every = max(1, int(round(self.fps / BLADE_MODEL_HZ)))
+        self._blade_model_frame = -(10**9)
         self.motion_full_every = MOTION_FULL_EVERY  # 1: the moving-puck search sees the whole ice every frame
         self._motion_elsewhere = False  # the last whole-ice search saw a strong moving candidate off the track
         self._carry_awake_until = -1  # the last frame the carry model looks at whatever the frame's index
@@ -1703,7 +1711,10 @@ class FrameTracker:
         self._earlier.appendleft((v_full, cam))
         # Last: the puck's search and touches keep the geometric seats their models were cut for.
         if self.blade_model is not None:
-            self._refine_blades(frame_bgr, cam, lens_map, players, keyframe=dets is not None)
+            due = dets is not None and frame_index - self._blade_model_frame >= self._blade_model_every
+            if due:
+                self._blade_model_frame = frame_index
+            self._refine_blades(frame_bgr, cam, lens_map, players, keyframe=due)
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index), list(self._retract_now),
                                 self._player_backfill)
@@ -1958,9 +1969,9 @@ class FrameTracker:
         blades (``vision.blade_crops``), in place; kept where it finds none, finds a player of too
         low a score, or places him more than ``BLADE_MODEL_MAX_SHIFT_M`` away (another player).
 
-        The model runs on keyframes (``keyframe``); in between, each player's blades keep the
-        shift from his geometric blades that the last keyframe found (his filtered contact
-        moves them; the shift is his body's, which changes slowly).
+        The model runs on some keyframes (``keyframe``: ``BLADE_MODEL_HZ`` a second); in between,
+        each player's blades keep the shift from his geometric blades that the model last found
+        (his filtered contact moves them; the shift is his body's, which changes slowly).
         """
         geo = [np.asarray(p["blades"], np.float64).reshape(2, 2) for p in players]
         if not keyframe:
