@@ -281,19 +281,19 @@ CARRY_MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "carry_ve
 #: sledges' (``models/carry_verifier.md``); the sledges keep theirs, which lost fewer carries.
 CARRY_STANDING_MODEL_PATH = CARRY_MODEL_PATH.with_name("carry_verifier_standing.onnx")
 CARRY_ACCEPT_P = 0.8
+CARRY_SCORE = 0.5
+CARRY_MAX_PATCHES = 24
+CARRY_PEAKS_PER_WINDOW = 12
 #: The blade-keypoint model (``FrameTracker._refine_blades``): where it ships, the least player
 #: score whose blades replace the geometric ones, and the farthest they may move them (m).
 BLADE_MODEL_PATH = CARRY_MODEL_PATH.with_name("blade_keypoints.onnx")
 BLADE_MODEL_MIN_SCORE = 0.5
+BLADE_MODEL_MAX_SHIFT_M = 1.25
 #: How often a second the blade model runs (every other player keyframe at 30 frames/s). On the
 #: held-out suite every keyframe (15 a second) gave blades of 8.25 cm median and cost analyze
 #: 13 ms of CPU a frame (66 → 79 ms); 7.5 a second 8.62 cm for ~2 ms (76 → 78 ms); 5 a second
 #: 8.93 cm (docs/benchmarks.md and docs/vision.md, stop 53).
 BLADE_MODEL_HZ = 7.5
-BLADE_MODEL_MAX_SHIFT_M = 1.25
-CARRY_SCORE = 0.5
-CARRY_MAX_PATCHES = 24
-CARRY_PEAKS_PER_WINDOW = 12
 #: Standing players (the sponge profile): a window's spots are chosen from this many times
 #: ``CARRY_PEAKS_PER_WINDOW`` of its darkest (``FrameTracker._standing_spots``).
 STANDING_PEAKS_FACTOR = 4
@@ -1586,7 +1586,7 @@ class FrameTracker:
         # player's blades from a crop around the geometric estimate (``_refine_blades``);
         # "default" = the shipped model (None when it is missing), None = the geometric blades.
         self.blade_model = _default_blade_model() if blade_model == "default" else blade_model
-        self._blade_shift: dict[int, np.ndarray] = {}  # player id → (2, 2) m, the last keyframe's model - geometric blades
+        self._blade_shift: dict[int, np.ndarray] = {}  # player id → (2, 2) m: the model's last blades - his geometric ones
         # It runs on a keyframe at most BLADE_MODEL_HZ times a second (its cost, docs/benchmarks.md).
         self._blade_model_every = max(1, int(round(self.fps / BLADE_MODEL_HZ)))
         self._blade_model_frame = -(10**9)
@@ -1714,7 +1714,7 @@ class FrameTracker:
             due = dets is not None and frame_index - self._blade_model_frame >= self._blade_model_every
             if due:
                 self._blade_model_frame = frame_index
-            self._refine_blades(frame_bgr, cam, lens_map, players, keyframe=due)
+            self._refine_blades(frame_bgr, cam, lens_map, players, run_model=due)
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index), list(self._retract_now),
                                 self._player_backfill)
@@ -1964,17 +1964,17 @@ class FrameTracker:
         return out
 
     def _refine_blades(self, frame_bgr: np.ndarray, cam: PlaneCamera, lens_map, players: list[dict],
-                       keyframe: bool = True) -> None:
+                       run_model: bool = True) -> None:
         """Each player's blades where the blade model finds them in a crop around his geometric
         blades (``vision.blade_crops``), in place; kept where it finds none, finds a player of too
         low a score, or places him more than ``BLADE_MODEL_MAX_SHIFT_M`` away (another player).
 
-        The model runs on some keyframes (``keyframe``: ``BLADE_MODEL_HZ`` a second); in between,
+        The model runs on some keyframes (``run_model``: ``BLADE_MODEL_HZ`` a second); in between,
         each player's blades keep the shift from his geometric blades that the model last found
         (his filtered contact moves them; the shift is his body's, which changes slowly).
         """
         geo = [np.asarray(p["blades"], np.float64).reshape(2, 2) for p in players]
-        if not keyframe:
+        if not run_model:
             for p, g in zip(players, geo):
                 shift = self._blade_shift.get(p["id"])
                 if shift is not None:

@@ -1726,6 +1726,6 @@ def test_blade_model_places_the_blades_it_finds_near_the_geometric_ones(kit):
     moved = [{"id": k, "team": "home", "role": "skater", "blades": (g + [0.5, 0.0]).tolist()} for k, g in enumerate(geo)]
     tracker = FrameTracker(kit.rink, GAME, FPS, goalkeeper_detector=None, blade_model=model)
     tracker._blade_shift = {0: found[0] - geo[0]}
-    tracker._refine_blades(frame, cam, None, moved, keyframe=False)
+    tracker._refine_blades(frame, cam, None, moved, run_model=False)
     np.testing.assert_allclose(moved[0]["blades"], found[0] + [0.5, 0.0], atol=2e-3)
     np.testing.assert_allclose(moved[1]["blades"], geo[1] + [0.5, 0.0])
