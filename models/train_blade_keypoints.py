@@ -101,7 +101,8 @@ def player_labels(cam: Camera, players: list[dict], window: np.ndarray,
 
 def clip_crops(clip: Path, every: int, per_frame: int, jitter_m: float, rng: random.Random,
                size: int = CROP_SIZE_PX, side_per_m: float = CROP_SIDE_PER_M):
-    """Yield (frame index, player id, camera preset, crop (S, S, 3), labels, window, centre xy m, true blades (2, 2) m)."""
+    """Yield (frame index, player id, camera preset, the frame's true camera, crop (S, S, 3), labels, window,
+    centre xy m, true blades (2, 2) m)."""
     truth = json.loads((clip / "truth.json").read_text())
     frames = {fr["frame"]: fr for fr in truth["frames"] if fr.get("camera")}
     wanted = [i for i in sorted(frames) if i % every == 0]
@@ -122,7 +123,7 @@ def clip_crops(clip: Path, every: int, per_frame: int, jitter_m: float, rng: ran
             labels = player_labels(cam, fr["players"], window, size)
             if not labels:
                 continue
-            yield i, p["id"], truth.get("camera"), cut_crop(frame, window, size), labels, window, centre, bl
+            yield i, p["id"], truth.get("camera"), cam, cut_crop(frame, window, size), labels, window, centre, bl
 
 
 def stage_crops(args) -> dict:
@@ -136,7 +137,7 @@ def stage_crops(args) -> dict:
         for clip in sorted({Path(p) for pat in pats for p in glob.glob(pat)}):
             if not (clip / "truth.json").is_file():
                 continue
-            for i, pid, _cam, crop, labels, _w, _c, _b in clip_crops(clip, args.every, args.per_frame, args.jitter_m,
+            for i, pid, _preset, _cam, crop, labels, _w, _c, _b in clip_crops(clip, args.every, args.per_frame, args.jitter_m,
                                                                      rng, args.size, args.side_per_m):
                 stem = f"{clip.name}_{i:04d}_{pid}"
                 cv2.imwrite(str(img_dir / f"{stem}.png"), crop)
@@ -192,12 +193,9 @@ def stage_heldout(args) -> dict:
     for clip in sorted({Path(p) for pat in args.heldout for p in glob.glob(pat)}):
         if not (clip / "truth.json").is_file():
             continue
-        truth = json.loads((clip / "truth.json").read_text())
-        frames = {fr["frame"]: fr for fr in truth["frames"]}
-        for i, _pid, cam_name, crop, _labels, window, centre, bl in clip_crops(clip, args.every, args.per_frame,
+        for _i, _pid, cam_name, cam, crop, _labels, window, centre, bl in clip_crops(clip, args.every, args.per_frame,
                                                                              args.jitter_m, rng, args.size,
                                                                              args.side_per_m):
-            cam = frame_camera(truth, frames[i])
             pred_img = model.blades_image_px(crop[None], window[None])[0]
             if not np.all(np.isfinite(pred_img)):
                 rows.setdefault(cam_name, []).append((np.nan, np.nan, float(np.linalg.norm(centre - bl.mean(0)))))
