@@ -82,7 +82,8 @@ def spec_dir(root: Path, c: dict) -> Path:
     """Where the clip of spec ``c`` (scenario, camera, seed; optional rule ``profile``) is rendered
     under ``root`` (a sledge scenario played by standing sponge players is named ``sponge_...``)."""
     sponge = c.get("profile") == "sponge-westridge" and not c["scenario"].startswith("sponge")
-    return root / f"{'sponge_' if sponge else ''}{c['scenario']}_{c['camera']}_{c['seed']}"
+    kits = "_drawn" if c.get("kits", "classic") == "drawn" else ""
+    return root / f"{'sponge_' if sponge else ''}{c['scenario']}_{c['camera']}_{c['seed']}{kits}"
 
 
 def clip_dir(a: argparse.Namespace, i: int) -> Path:
@@ -96,7 +97,8 @@ def splits(a: argparse.Namespace) -> dict[str, list[int]]:
 
 # ---------------------------------------------------------------------------- render
 def render_clips(items: list[tuple[dict, Path]]) -> dict:
-    """Render each (spec with scenario, camera, seed, optional profile; folder) not yet rendered → the failed ones."""
+    """Render each (spec with scenario, camera, seed, optional profile and kits; folder) not yet
+    rendered → the failed ones."""
     from vision.sim.synth import synth_clip
 
     failed = []
@@ -106,7 +108,7 @@ def render_clips(items: list[tuple[dict, Path]]) -> dict:
         t0 = time.time()
         try:
             synth_clip(c["scenario"], c["camera"], c["seed"], d, width=1280, height=720, fps=30,
-                       profile=c.get("profile"))
+                       profile=c.get("profile"), kits=c.get("kits", "classic"))
         except Exception as e:  # a scenario that fails to build is skipped, and said so
             failed.append({**c, "error": f"{type(e).__name__}: {e}"})
             shutil.rmtree(d, ignore_errors=True)
@@ -134,8 +136,10 @@ def true_puck_px(fr: dict) -> tuple[np.ndarray, float, float] | None:
     return uv.reshape(2), float(p.get("visible_fraction", 1.0 if p.get("visible") else 0.0)), float(X[0, 2])
 
 
-def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple | None) -> np.ndarray:
-    """Per candidate: 1 = puck, 0 = background, -1 = not used (see the module docstring)."""
+def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple | None,
+                     min_visible: float = 0.5) -> np.ndarray:
+    """Per candidate: 1 = puck, 0 = background, -1 = not used (see the module docstring); a puck
+    less than ``min_visible`` visible labels no candidate a puck."""
     n = len(centre_xy_px)
     if truth is None:
         return np.zeros(n, dtype=np.int64)
@@ -143,7 +147,7 @@ def label_candidates(centre_xy_px: np.ndarray, ext_px: np.ndarray, truth: tuple 
     d = np.hypot(*(np.asarray(centre_xy_px) - uv).T)
     lab = np.full(n, -1, dtype=np.int64)
     lab[d > 2.5 * ext_px + 3.0] = 0
-    if vis >= 0.5:
+    if vis >= min_visible:
         lab[d <= 0.6 * ext_px + 1.5] = 1
     return lab
 
