@@ -39,6 +39,29 @@ from rulesfromvideo.rules.common import (
 from rulesfromvideo.rules.context import RuleContext
 
 
+# An attacker seen for at least STILL_ATTACKER_S whose blades never got STILL_ATTACKER_M from
+# where they were first seen may be paint, not a player: a logo in a team's colour is tracked as
+# one for as long as the camera shows it, still where a fixed camera sees it and jittering up to
+# 2.3 m with a moving one (docs/vision.md, stops 42 and 54). He keeps an onside call open but
+# does not make an offside one. The deciding attackers of the render sets' offside-leaning
+# entries (stop 52-54 outputs, 42 entries) moved 3.1-19.0 m in their clips; a logo at the edge
+# of a blue-line camera's centre-ice circle, seen 4 s, 0.00 m (tuning render /tmp/tune33 1545:
+# an offside 46.9 cm deep at σ 16.3 cm, 2 cm short of a call; truth onside).
+STILL_ATTACKER_M = 2.0
+STILL_ATTACKER_S = 3.0
+
+
+def _never_moved(obs, k: int) -> bool:
+    """Player ``k`` was seen over at least ``STILL_ATTACKER_S`` of the observations and his blade
+    midpoint stayed within ``STILL_ATTACKER_M`` of where it was first seen on every frame."""
+    mid = obs.blade_mid_rink_m()[k]
+    seen = np.flatnonzero(np.isfinite(mid).all(axis=1))
+    if not len(seen) or obs.t_s[seen[-1]] - obs.t_s[seen[0]] < STILL_ATTACKER_S:
+        return False
+    pts = mid[seen]
+    return bool(np.linalg.norm(pts - pts[0], axis=1).max() < STILL_ATTACKER_M)
+
+
 def _forward(blades: np.ndarray) -> np.ndarray:
     """(2,) heading from the (left, right) blade pair: left - right rotated -90 degrees."""
     l = blades[0] - blades[1]
@@ -363,12 +386,17 @@ def evaluate_entry(ctx: RuleContext, end: int, c: Crossing) -> dict[str, Any]:
         # votes, fresh render 862) or an attacker parked at the crease. He may be offside, which
         # keeps an onside call open, but he does not make one.
         sure = [k for k in off if obs.player_role[k] != "goalkeeper"]
-        kmax = max(sure or off, key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
+        moved = [k for k in sure if not _never_moved(obs, k)]
+        kmax = max(moved or sure or off, key=lambda k: known[k]["depth"] / max(known[k]["sigma"], 1e-9))
         margin, sigma = known[kmax]["depth"], known[kmax]["sigma"]
         if not sure:
             verdict = "inconclusive"
             ev["reason"] = "the only attacker over the line is a goalkeeper at the goal his team attacks: his team is in doubt"
-        elif not exempt and all(_may_control(ctx, k, near) for k in sure):
+        elif not moved:
+            verdict = "inconclusive"
+            ev["reason"] = (f"every attacker over the line stayed within {STILL_ATTACKER_M:g} m of where he was first "
+                            f"seen for {STILL_ATTACKER_S:g} s or more: paint in the ice (a logo) is tracked so too")
+        elif not exempt and all(_may_control(ctx, k, near) for k in moved):
             # 903 d: the only offside players may be the carrier that noise hid.
             verdict = "inconclusive"
             ev["reason"] = "the offside player may be the puck carrier (903 d)"

@@ -107,12 +107,35 @@ def test_904_d_attacker_touch_calls_the_offside():
     """904 d: attacking players must not touch the puck: the delayed offside is called."""
     c = Clip(3.0)
     c.puck = lambda t: (min(10.0 * t, 12.0), 2.0)
-    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", still(12.5, 2.5))
+    # The offside attacker glides across the zone (1 m/s along y), at (12.5, 2.5) when he touches
+    # it: one who never moved for 3 s would be paint to the offside rule (STILL_ATTACKER_M).
+    glide = lambda t: [[12.5, 2.5 + (t - 2.0) + 0.125], [12.5, 2.5 + (t - 2.0) - 0.125]]  # noqa: E731
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", glide)
     c.player(20, "away", still(11.0, 2.5))
     c.touches = {0: 1, 37: 20, 60: 2}
     d = of_type(c.run(), "delayed_offside")
     assert [x["verdict"] for x in d] == ["signal", "offside"]
     assert d[1]["evidence"]["reason"] == "attacker_touched_puck"
+
+
+@pytest.mark.parametrize("drift_mps,verdict", [(0.0, "inconclusive"), (0.5, "inconclusive"), (1.0, "offside")])
+def test_an_attacker_who_never_moved_for_3_s_makes_no_offside_call(drift_mps, verdict):
+    """903 b1 is about players; a logo in the ice in a team's colour is tracked as one, and a fixed
+    camera sees it still for the whole clip (tuning render 1545: a track at a blue-line camera's
+    centre-ice circle, 0.00 m in 4 s, made an entry 46.9 cm offside at σ 16.3 cm, 2 cm short of a
+    call, truth onside). An attacker who stayed within 2 m of where he was first seen over 3 s or
+    more keeps the call open; one who glided 3.2 m across the zone meanwhile makes it."""
+    c = Clip(3.2)
+    c.puck = lambda t: (min(10.0 * t, 14.0), 2.0)
+    deep = lambda t: [[9.0, 6.1 - drift_mps * t], [9.0, 5.9 - drift_mps * t]]  # noqa: E731
+    c.player(1, "home", still(-1.0, 2.0)).player(2, "home", deep)
+    c.player(20, "away", still(20.0, -5.0))
+    c.touches = {0: 1}
+    e = of_type(bench(c).run(), "zone_entry")[0]
+    assert e["verdict"] == verdict
+    assert e["evidence"]["player"] == 2 and e["margin_m"] == pytest.approx(9.0 - FAR, abs=1e-4)
+    if verdict == "inconclusive":
+        assert "paint" in e["evidence"]["reason"]
 
 
 def test_puck_not_measured_makes_entry_inconclusive():
