@@ -41,8 +41,9 @@ Stages (each reads what the previous one wrote):
    for the shipped models), ``background`` farther than 2.5 extents + 3 px, in between not
    used; airborne frames (z > 3 cm) skipped; one jittered patch at the true puck when it is
    that visible and near a tracked player. ``--drawn-kits-every N`` renders every N-th pair of
-   clips with jerseys drawn from the seed (0, the shipped models: classic kits only). At most ``--max-background`` background peaks per frame, drawn at random;
-   then the training split keeps ``--background-per-puck`` background patches per puck patch.
+   clips with jerseys drawn from the seed (0, the shipped models: classic kits only). At most
+   ``--max-background`` background peaks per frame, drawn at random; then the training split
+   keeps ``--background-per-puck`` background patches per puck patch.
 3. ``train``: ultralytics classification (``yolo11n-cls.yaml``, from scratch), CPU, wall
    budget ``--hours``.
 4. ``onnx``: the best checkpoint to ``--out`` (dynamic batch).
