@@ -54,7 +54,7 @@ STILL_ATTACKER_S = 3.0
 def _never_moved(obs, k: int) -> bool:
     """Player ``k`` was seen over at least ``STILL_ATTACKER_S`` of the observations and his blade
     midpoint stayed within ``STILL_ATTACKER_M`` of where it was first seen on every frame."""
-    mid = obs.blade_mid_rink_m()[k]
+    mid = obs.blades_rink_m[k].mean(axis=1)  # (F, 2): his seat only, not every player's
     seen = np.flatnonzero(np.isfinite(mid).all(axis=1))
     if not len(seen) or obs.t_s[seen[-1]] - obs.t_s[seen[0]] < STILL_ATTACKER_S:
         return False
