@@ -301,6 +301,34 @@ class PuckVerifier:
         return self.probabilities(crop_patches(frame_bgr, centre_xy_px, patch_side_px(expected_area_px)))
 
 
+class MaxOfVerifiers:
+    """Several patch classifiers judged as one: a patch's probability is the largest of theirs.
+
+    The carry model is two networks (``models/carry_verifier.md``): one shown carried pucks at least
+    half visible, one shown them down to a quarter visible (a puck carried past a low camera is
+    mostly behind its stick blade). Each finds carries the other misses; where either is sure
+    (``vision.tracking.CARRY_ACCEPT_P``) is a carried puck.
+
+    Args:
+        verifiers: ``PuckVerifier``-like objects (``probabilities`` of (N, PATCH_PX, PATCH_PX, 3)
+            uint8 BGR patches → (N,)).
+    """
+
+    def __init__(self, verifiers) -> None:
+        self.verifiers = list(verifiers)
+        if not self.verifiers:
+            raise ValueError("MaxOfVerifiers needs at least one verifier")
+
+    def probabilities(self, patches_bgr: np.ndarray) -> np.ndarray:
+        """(N,) largest puck probability any verifier gives each (N, PATCH_PX, PATCH_PX, 3) patch."""
+        return np.max([np.asarray(v.probabilities(patches_bgr), dtype=np.float64).reshape(len(patches_bgr))
+                       for v in self.verifiers], axis=0)
+
+    def __call__(self, frame_bgr: np.ndarray, centre_xy_px: np.ndarray, expected_area_px: np.ndarray) -> np.ndarray:
+        """(N,) as ``PuckVerifier.__call__``, the patches cut once for all the verifiers."""
+        return self.probabilities(crop_patches(frame_bgr, centre_xy_px, patch_side_px(expected_area_px)))
+
+
 def _literal(text: str | None):
     if not text:
         return None

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from vision.puck_verifier import (
-    DEFAULT_MODEL_PATH, MIN_SIDE_PX, PATCH_PX, PATCH_SIDE_PUCKS, PuckVerifier, crop_patches, patch_side_px,
+    DEFAULT_MODEL_PATH, MIN_SIDE_PX, PATCH_PX, PATCH_SIDE_PUCKS, MaxOfVerifiers, PuckVerifier, crop_patches,
+    patch_side_px,
 )
 
 needs_model = pytest.mark.skipif(
@@ -65,6 +66,33 @@ def test_crop_at_the_frame_edge_replicates_instead_of_failing():
 def test_no_candidates_no_work(tmp_path):
     assert crop_patches(np.zeros((10, 10, 3), np.uint8), np.zeros((0, 2)), np.zeros(0)).shape == (0, PATCH_PX,
                                                                                                   PATCH_PX, 3)
+
+
+class _ByDarkness:
+    """A stub verifier: p = ``scale`` × the darkness of a patch's centre pixel; records its input."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale, self.seen = scale, []
+
+    def probabilities(self, patches_bgr):
+        self.seen.append(np.array(patches_bgr))
+        c = patches_bgr[:, PATCH_PX // 2, PATCH_PX // 2, 0].astype(np.float64)
+        return self.scale * (1.0 - c / 255.0)
+
+
+def test_a_pair_of_verifiers_gives_each_spot_the_larger_probability_from_one_cut():
+    frame = np.full((100, 200, 3), 255, np.uint8)
+    frame[45:56, 45:56] = 0  # a black square at (50, 50)
+    frame[45:56, 145:156] = 128  # a grey one at (150, 50)
+    a, b = _ByDarkness(1.0), _ByDarkness(0.5)
+    p = MaxOfVerifiers([a, b])(frame, np.array([[50.0, 50.0], [150.0, 50.0], [100.0, 20.0]]), np.full(3, 36.0))
+    # black: max(1, 0.5); grey: max(127/255, 63.5/255); bare ice: 0 from both
+    np.testing.assert_allclose(p, [1.0, 127 / 255, 0.0])
+    assert len(a.seen) == len(b.seen) == 1 and np.array_equal(a.seen[0], b.seen[0])
+    np.testing.assert_allclose(MaxOfVerifiers([_ByDarkness(0.2), _ByDarkness(0.7)]).probabilities(a.seen[0]),
+                               [0.7, 0.7 * 127 / 255, 0.0])
+    with pytest.raises(ValueError):
+        MaxOfVerifiers([])
 
 
 def test_missing_model_is_a_clear_error(tmp_path):
