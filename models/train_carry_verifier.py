@@ -49,8 +49,10 @@ Stages (each reads what the previous one wrote):
 4. ``onnx``: the best checkpoint to ``--out`` (dynamic batch).
 5. ``heldout``: ``--n-heldout-clips`` carry clips with held-out seeds and looks, and
    ``--n-sponge-heldout-clips`` sponge clips likewise (scored as one group, ``sponge``), cut as
-   in ``patches``, scored with the shipped ONNX model: recall and false-positive rate at
-   p >= 0.5, 0.8 (the run-time threshold) and 0.9, ROC AUC, per camera preset.
+   in ``patches``, scored with the ONNX model ``--out`` (with ``--pair-with MODEL``: the larger
+   of its and MODEL's probabilities, as the sledges' pair judges at run time,
+   ``vision.puck_verifier.MaxOfVerifiers``): recall and false-positive rate at p >= 0.5, 0.8
+   (the run-time threshold) and 0.9, ROC AUC, per camera preset.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ DEFAULTS = {
     # seed (``synth_clip(kits="drawn")``) instead of the classic red against navy; 0: none (the shipped models).
     "drawn_kits_every": 0,
     "out": "models/carry_verifier_standing.onnx",  # relative to the repository
+    # ``heldout`` only: a second model judged with ``out`` (the larger probability); "" = none.
+    "pair_with": "",
 }
 
 
@@ -233,14 +237,17 @@ def sponge_heldout_spec(j: int) -> dict:
 
 
 def stage_heldout(a: argparse.Namespace) -> dict:
-    from vision.puck_verifier import PuckVerifier
+    from vision.puck_verifier import MaxOfVerifiers, PuckVerifier
 
     rng = np.random.default_rng(1)
+    model = PuckVerifier(REPO / a.out)
+    if a.pair_with:
+        model = MaxOfVerifiers([model, PuckVerifier(REPO / a.pair_with)])
     specs = [heldout_spec(i) for i in range(a.n_heldout_clips)]
     specs += [sponge_heldout_spec(j) for j in range(a.n_sponge_heldout_clips)]
     items = [(c, spec_dir(a.data / "heldout", c)) for c in specs]
     # Every spot of every frame (no background drawn at random), at the run-time threshold too.
-    return score_heldout(PuckVerifier(REPO / a.out), items,
+    return score_heldout(model, items,
                          lambda d: clip_patches(d, a.every, 10**6, rng, a.min_visible),
                          thresholds=(0.5, 0.8, 0.9))
 

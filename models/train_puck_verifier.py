@@ -348,18 +348,21 @@ def stage_heldout(a: argparse.Namespace) -> dict:
 
 def run_stages(argv: list[str] | None, description: str, defaults: dict, seed_base: int, name: str,
                stages: dict) -> int:
-    """Parse ``--stages``, ``--data``, ``--runs`` and ``defaults`` as options; run the stages in order,
-    each one's result and wall time recorded in ``models/{name}_train.json``."""
+    """Parse ``--stages``, ``--data``, ``--runs``, ``--record`` and ``defaults`` as options; run the
+    stages in order, each one's result and wall time recorded in ``--record`` (default
+    ``models/{name}_train.json``: a measurement of another model belongs elsewhere)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--stages", default=",".join(stages))
     p.add_argument("--data", type=Path, default=REPO / "datasets" / name)
     p.add_argument("--runs", type=Path, default=REPO / "runs" / name)
+    p.add_argument("--record", type=Path, default=REPO / "models" / f"{name}_train.json")
     for k, v in defaults.items():
         p.add_argument("--" + k.replace("_", "-"), type=type(v), default=v)
     a = p.parse_args(argv)
     a.data, a.runs = a.data.resolve(), a.runs.resolve()
     a.data.mkdir(parents=True, exist_ok=True)
-    record_path = REPO / "models" / f"{name}_train.json"
+    record_path = a.record.resolve()
+    record_path.parent.mkdir(parents=True, exist_ok=True)
     record = json.loads(record_path.read_text()) if record_path.is_file() else {}
     record["settings"] = {k: getattr(a, k) for k in defaults} | {"seed_base": seed_base}
     record["hardware"] = hardware()

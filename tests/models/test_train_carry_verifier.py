@@ -35,3 +35,19 @@ def test_drawn_jerseys_go_to_every_nth_pair_of_clips_and_name_their_folder():
     root = Path("/data")
     assert spec_dir(root, clip_spec(4, 2)) == root / f"{clip_spec(4)['scenario']}_{clip_spec(4)['camera']}_2004_drawn"
     assert spec_dir(root, clip_spec(4)) == root / f"{clip_spec(4)['scenario']}_{clip_spec(4)['camera']}_2004"
+
+
+def test_a_recipe_run_records_where_it_is_told_and_leaves_the_shipped_record_alone(tmp_path):
+    import json
+
+    from train_puck_verifier import REPO, run_stages
+
+    shipped = REPO / "models" / "demo_model_train.json"
+    record = tmp_path / "sub" / "record.json"
+    rc = run_stages(["--stages", "measure", "--data", str(tmp_path / "data"), "--record", str(record),
+                     "--pair-with", "models/other.onnx"],
+                    "demo", {"pair_with": ""}, 7, "demo_model", {"measure": lambda a: {"pair": a.pair_with}})
+    assert rc == 0 and not shipped.exists()
+    got = json.loads(record.read_text())
+    assert got["measure"] == {"pair": "models/other.onnx"}
+    assert got["settings"] == {"pair_with": "models/other.onnx", "seed_base": 7}
