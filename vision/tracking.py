@@ -1941,8 +1941,7 @@ class FrameTracker:
         renders ``goal_crease_occupied_overhead_1539`` and ``goal_goalcam_1534`` (`/tmp/tune33`) a
         puck "carried" in the crease from the first frames held the track for 0.8 and 1.2 s, 41 and
         7 m from the true one. A skater there is searched beside once he has moved."""
-        at_goal = np.array([any(self._in_front_of_goal(end, float(x), float(y)) for end in (+1, -1))
-                            for x, y in np.asarray(seat_xy).reshape(-1, 2)], bool)
+        at_goal = np.array([self._in_front_of_a_goal(x, y) for x, y in np.asarray(seat_xy).reshape(-1, 2)], bool)
         if players is None:
             return at_goal
         moved = {tr.id: tr.max_disp_m >= self.players.min_move_m for tr in self.players.tracks}
@@ -2060,6 +2059,10 @@ class FrameTracker:
         """In front of the goal line at ``end`` by at most 3 m (or just behind it), near the goal axis."""
         return -0.6 <= end * (end * self.goal_x_m - x) <= 3.0 and abs(y) <= 2.5
 
+    def _in_front_of_a_goal(self, x: float, y: float) -> bool:
+        """``_in_front_of_goal`` at either end."""
+        return any(self._in_front_of_goal(end, float(x), float(y)) for end in (+1, -1))
+
     def _model_class_ids(self, *names: str) -> list[int]:
         """The learned model's class ids of ``names``, by its ``class_names`` (else
         ``vision.learned.DEFAULT_CLASS_NAMES``' order, as the ONNX export numbers them)."""
@@ -2074,8 +2077,7 @@ class FrameTracker:
         if self.goalkeeper_detector is None or frame_index - self._gk_last < self._gk_every or not len(dets):
             return
         xy = dets.data["contact_rink_m"]
-        near = [j for j in range(len(dets)) if dets.tracker_id[j] >= 0 and any(
-            self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))]
+        near = [j for j in range(len(dets)) if dets.tracker_id[j] >= 0 and self._in_front_of_a_goal(*xy[j])]
         if not near:
             return
         # Once every track there has its verdict (GK_SETTLED_CHECKS votes), or the model has not
@@ -2162,8 +2164,7 @@ class FrameTracker:
             tr = tracks.get(int(dets.tracker_id[j]))
             if tr is None or not tr.confirmed:
                 continue
-            at_goal = tr.role == "goalkeeper" or any(
-                self._in_front_of_goal(end, float(xy[j, 0]), float(xy[j, 1])) for end in (+1, -1))
+            at_goal = tr.role == "goalkeeper" or self._in_front_of_a_goal(*xy[j])
             if tr.votes.team is None or not tr.colour_seen:
                 if not at_goal and tr.model_looks == 0 and tr.model_checks < NO_TEAM_CHECKS:
                     unknown.append(j)
