@@ -52,14 +52,18 @@ def _observations(clip, propose_peaks=False, **tracker_kw):
         yield truth["frames"][i], tracker.update(frame, i, i / truth["fps"], H[i]), tracker
 
 
-def _track(clip, carry_verifier) -> dict:
+def _track(clip, carry_verifier, visible_range=(0.5, np.inf)) -> dict:
+    """Track ``clip``: frames the puck is on the ice with a visible fraction in ``visible_range``
+    ([lo, hi)), the share of them measured within 0.3 m, measured frames, the share of those
+    more than 0.5 m off."""
     kw = {} if carry_verifier == "default" else {"carry_verifier": carry_verifier}
+    lo, hi = visible_range
     held = visible = far = measured = 0
     for fr, obs, _ in _observations(clip, **kw):
         p, rec = fr["puck"], obs.puck
         seen = rec is not None and rec.get("measured")
         d = np.hypot(rec["x"] - p["x"], rec["y"] - p["y"]) if seen else np.inf
-        if p["visible_fraction"] >= 0.5 and p["z"] < 0.03:
+        if lo <= p["visible_fraction"] < hi and p["z"] < 0.03:
             visible += 1
             held += d <= 0.3
         measured += bool(seen)
@@ -105,22 +109,6 @@ def test_a_puck_held_at_a_blade_is_measured_there_with_the_carry_model(carried_c
 MIN_PARTIAL_HELD_SHARE_WITH_PAIR = 0.5
 
 
-def _partly_hidden_held(clip, carry_verifier) -> tuple[int, float, float]:
-    """(frames the puck is on the ice and 25-50 % visible, share of them measured within 0.3 m,
-    share of all measured frames more than 0.5 m off)."""
-    frames = held = measured = far = 0
-    for fr, obs, _ in _observations(clip, carry_verifier=carry_verifier):
-        p, rec = fr["puck"], obs.puck
-        seen = rec is not None and rec.get("measured")
-        d = np.hypot(rec["x"] - p["x"], rec["y"] - p["y"]) if seen else np.inf
-        if p["z"] < 0.03 and 0.25 <= p["visible_fraction"] < 0.5:
-            frames += 1
-            held += d <= 0.3
-        measured += bool(seen)
-        far += bool(seen) and d > 0.5
-    return frames, held / max(frames, 1), far / max(measured, 1)
-
-
 def test_a_carried_puck_mostly_behind_its_blade_is_measured_with_the_pair(tmp_path):
     """The first model was never shown a puck less than half visible; the partial-visibility one
     was (``models/carry_verifier.md``): the pair measures a blue-line carry the first misses."""
@@ -136,12 +124,13 @@ def test_a_carried_puck_mostly_behind_its_blade_is_measured_with_the_pair(tmp_pa
     pair = tracking._default_carry_verifier("sledge")
     assert isinstance(pair, MaxOfVerifiers)
     first = pair.verifiers[0]
-    frames, held_first, _ = _partly_hidden_held(clip, first)
-    assert frames >= 30
-    assert held_first <= MAX_HELD_SHARE_WITHOUT
-    frames, held_pair, far = _partly_hidden_held(clip, pair)
-    assert held_pair >= MIN_PARTIAL_HELD_SHARE_WITH_PAIR
-    assert far <= MAX_FAR_SHARE
+    partly = (0.25, 0.5)  # a quarter to a half visible
+    with_first = _track(clip, first, partly)
+    assert with_first["visible"] >= 30
+    assert with_first["held"] <= MAX_HELD_SHARE_WITHOUT
+    with_pair = _track(clip, pair, partly)
+    assert with_pair["held"] >= MIN_PARTIAL_HELD_SHARE_WITH_PAIR
+    assert with_pair["far"] <= MAX_FAR_SHARE
 
 
 def test_a_damaged_carry_model_is_said_once_and_skipped(tmp_path, monkeypatch):
