@@ -26,6 +26,12 @@ Method (work resolution of the ice model, usually half the frame):
    the blob's bottom edge means little: there the contact is the ground point under
    the blob's centroid (the body's mass, ``BODY_CENTRE_HEIGHT_M`` up), the seat itself.
 
+6. In a game with a white (or silver) kit, seen from above, a white player leaves the ice model
+   only his sledge and stick, thinner than the opening: a second pass reads the blobs of the
+   foreground joined with where the luma departs from the local ice's (his lit and shaded body,
+   ``IceScene.off_local_luma``) that the first did not, each needing a few of the ice model's
+   own pixels (the sledge) and measured against a body's footprint seen from above.
+
 Detections carry ``contact_xy_px`` (N, 2) full-resolution px and
 ``contact_rink_m`` (N, 2), plus the torso box used for the team colour.
 """
@@ -94,6 +100,11 @@ WHITE_KIT_MAX_FILL = 0.45
 WHITE_BODY_MIN_SHARE = 0.4
 WHITE_BODY_SHIFTS = (0.0, -0.5, 0.5, -1.0, 1.0, -1.5, 1.5)  # torso box widths aside (``_white_torso``)
 COLOURED_KIT_MIN_FILL = 0.55
+# A blob of the second pass (white bodies seen from above, ``PlayerDetector.detect``) has at least
+# this many work px of the ice model's own foreground (his sledge, his stick): the ice's mottled
+# shading departs from the local luma too, with none (drawn-kit tuning render 1441: 36 such blobs
+# read as players on 12 frames without it, none with it).
+WHITE_BODY_MIN_DARK_PX = 3
 WHITE_KIT_MIN_BOX_PX = 20
 POST_MIN_BODY_FRAC = 0.25
 # Seen from the side, the frame's mask only drops a blob with less than POST_MIN_BODY_FRAC of its
@@ -267,6 +278,20 @@ def steep_view(cam, xy_rink_m: np.ndarray) -> np.ndarray:
     return elev >= STEEP_VIEW_ELEVATION_DEG
 
 
+def _steep_mask(scene: IceScene, shape: tuple[int, int], step: int = 8) -> np.ndarray:
+    """(h, w) bool work-resolution mask of the pixels whose ground point the camera sees from
+    above (``steep_view``), judged on a grid every ``step`` work px."""
+    h, w = shape
+    gy, gx = np.mgrid[step // 2 : h : step, step // 2 : w : step]
+    uv = scene.to_full(np.column_stack([gx.ravel(), gy.ravel()]).astype(np.float64))
+    xy, ok = scene.cam.rink_from_image(uv)
+    ok = ok & np.isfinite(xy).all(axis=1)
+    st = np.zeros(len(xy), bool)
+    st[ok] = steep_view(scene.cam, xy[ok])
+    grid = st.reshape(gy.shape).astype(np.uint8)
+    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+
+
 @dataclass
 class PlayerDetectorConfig:
     """Thresholds of the classical player detector.
@@ -341,102 +366,127 @@ class PlayerDetector:
             fg = cv2.bitwise_or(fg, cv2.bitwise_and(closed, scene.marking_mask))
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
-        # Games with a white (or silver) kit: where the luma departs from the local ice's, a white
-        # body's only trace in the ice model (``WHITE_BODY_MIN_SHARE``).
-        white_kit = self.teams is not None and self.teams.ice_like_team is not None
-        n, labels, stats, _ = connected_components(fg)
-        alive = self._group_vertically(labels, stats, n, scene)
-        boxes, contacts = [], []
-        for i in alive:
-            x, y, w, h, area = stats[i]
-            if area < 6:
-                continue
-            parts = self._split(labels, i, x, y, w, h, scene)
-            for (px0, px1) in parts:
-                sub = labels[y : y + h, px0:px1] == i
-                rows = np.nonzero(sub.any(axis=1))[0]
-                if len(rows) == 0:
+        def read(fg_pass: np.ndarray, taken: np.ndarray | None = None, white_bodies: bool = False):
+            """(boxes, contacts, the pixels of the blobs read) of the blobs of ``fg_pass`` (work
+            px), but those with a pixel in ``taken``; ``white_bodies``: a blob needs
+            ``WHITE_BODY_MIN_DARK_PX`` of the ice model's foreground, and is measured against a
+            body's footprint seen from above (``_expected``)."""
+            n, labels, stats, _ = connected_components(fg_pass)
+            alive = self._group_vertically(labels, stats, n, scene)
+            boxes, contacts, read_ids = [], [], []
+            for i in alive:
+                x, y, w, h, area = stats[i]
+                if area < 6:
                     continue
-                top, bot = int(rows[0]), int(rows[-1])
-                cols = np.nonzero(sub.any(axis=0))[0]
-                a = int(sub.sum())
-                # The goal frame is known (218 b): a player merged with a post or the crossbar is
-                # read from his own pixels (the frame would pull his contact to it), and the frame
-                # alone is no one.
-                body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
-                if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
-                    continue
-                if extra is not None:
-                    # The pads lie in front of his seat: it is read from the rest of him where
-                    # that is a quarter of the blob; with less (a blue jersey on a blue crease)
-                    # from all of it (tuning render 910: his seat 0.95 m up the ice).
-                    own = body_sub & (extra[y : y + h, px0:px1] == 0)
-                    if np.count_nonzero(own) >= POST_MIN_BODY_FRAC * np.count_nonzero(body_sub):
-                        body_sub = own
-                # Seen from the side, a player at the frame keeps its pixels (he may be in front of
-                # it), but a blob almost all on the frame is the frame: a red frame in the home
-                # team's colour was a home skater at the goal line (fresh render 879, 73 frames).
-                if side is not None and np.count_nonzero(
-                        sub & (side[y : y + h, px0:px1] == 0)) < POST_MIN_BODY_FRAC * a:
-                    continue
-                found = self._front_contact(body_sub, px0, y, scene)
-                if found is None:
-                    continue
-                if self.body.kind == "sledge" and sits_on_paint(body_sub, scene, px0, y) and \
-                        not steep_view(scene.cam, found[1])[0]:
-                    body_full = paint_covered_body(body_sub, scene, px0, y, top, self._height_px(scene, found[1]))
-                    if body_full is not None:
-                        found = self._contact_on_ice(body_full, px0, y, scene)
-                        if found is None:
-                            continue
-                contact_full, contact_rink = found
-                if steep_view(scene.cam, contact_rink)[0]:
-                    contact_full, contact_rink = self._under_body(body_sub, px0, y, scene, contact_full, contact_rink,
-                                                                  self.body.centre_height_m)
-                if scene.goal_nets_rink_m is not None and \
-                        shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
-                    continue  # the goal frame and net, standing up from the ice like a player
-                if _is_goal_post(scene, contact_rink[0], int(cols[-1]) - int(cols[0]) + 1) or \
-                        _along_goal_post(scene, sub, px0, y, contact_rink[0]):
-                    continue
-                exp_area, exp_w = self._expected(scene, contact_rink)
-                # Face-off spots and L marks are foreground (the ice model does not know their
-                # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
-                # player: only the blob's pixels off them count towards a player's area.
-                a_paint = 0 if scene.in_hole_mask is None else \
-                    int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
-                if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
-                    continue
-                x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
-                # Runs out of the picture at its top, no wider than two players: a body standing
-                # up out of view (his jersey may be above the picture), not a logo cut by the edge;
-                # its height in view says nothing then.
-                cut_top = y + top == 0 and x1w - x0w <= 2.0 * exp_w
-                # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
-                exp_h = self._height_px(scene, contact_rink)
-                if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
-                    # A white player's own foreground is his trousers and sledge, as flat as paint:
-                    # his torso above them stands up all the same (``WHITE_BODY_MIN_SHARE``), and his
-                    # contact is read from all of him, as a coloured player's is.
-                    torso_px = self._white_torso(scene, contact_full, contact_rink) if white_kit else None
-                    if torso_px is None:
+                blob = labels[y : y + h, x : x + w] == i
+                if taken is not None and np.any(blob & taken[y : y + h, x : x + w]):
+                    continue  # read in the first pass
+                if white_bodies and np.count_nonzero(blob & (scene.foreground[y : y + h, x : x + w] > 0)) \
+                        < WHITE_BODY_MIN_DARK_PX:
+                    continue  # shading in the ice: a white body sits on a sledge, and holds a stick
+                parts = self._split(labels, i, x, y, w, h, scene)
+                for (px0, px1) in parts:
+                    sub = labels[y : y + h, px0:px1] == i
+                    rows = np.nonzero(sub.any(axis=1))[0]
+                    if len(rows) == 0:
                         continue
-                    whole, wx, wy = _union_window(sub, px0, y, torso_px)
-                    found = self._front_contact(whole, wx, wy, scene)
+                    top, bot = int(rows[0]), int(rows[-1])
+                    cols = np.nonzero(sub.any(axis=0))[0]
+                    a = int(sub.sum())
+                    # The goal frame is known (218 b): a player merged with a post or the crossbar is
+                    # read from his own pixels (the frame would pull his contact to it), and the frame
+                    # alone is no one.
+                    body_sub = sub if posts is None else sub & (posts[y : y + h, px0:px1] == 0)
+                    if np.count_nonzero(body_sub) < POST_MIN_BODY_FRAC * a:
+                        continue
+                    if extra is not None:
+                        # The pads lie in front of his seat: it is read from the rest of him where
+                        # that is a quarter of the blob; with less (a blue jersey on a blue crease)
+                        # from all of it (tuning render 910: his seat 0.95 m up the ice).
+                        own = body_sub & (extra[y : y + h, px0:px1] == 0)
+                        if np.count_nonzero(own) >= POST_MIN_BODY_FRAC * np.count_nonzero(body_sub):
+                            body_sub = own
+                    # Seen from the side, a player at the frame keeps its pixels (he may be in front of
+                    # it), but a blob almost all on the frame is the frame: a red frame in the home
+                    # team's colour was a home skater at the goal line (fresh render 879, 73 frames).
+                    if side is not None and np.count_nonzero(
+                            sub & (side[y : y + h, px0:px1] == 0)) < POST_MIN_BODY_FRAC * a:
+                        continue
+                    found = self._front_contact(body_sub, px0, y, scene)
                     if found is None:
                         continue
+                    if self.body.kind == "sledge" and sits_on_paint(body_sub, scene, px0, y) and \
+                            not steep_view(scene.cam, found[1])[0]:
+                        body_full = paint_covered_body(body_sub, scene, px0, y, top, self._height_px(scene, found[1]))
+                        if body_full is not None:
+                            found = self._contact_on_ice(body_full, px0, y, scene)
+                            if found is None:
+                                continue
                     contact_full, contact_rink = found
-                    rows_w, cols_w = np.nonzero(whole.any(axis=1))[0], np.nonzero(whole.any(axis=0))[0]
-                    x0w, x1w = wx + int(cols_w[0]), wx + int(cols_w[-1]) + 1
-                    top, bot, a = wy + int(rows_w[0]) - y, wy + int(rows_w[-1]) - y, int(whole.sum())
-                # Of a body standing up out of the picture only the part below its top edge shows:
-                # his area is measured against that part of the expected one (a sledge alone in
-                # view scored 0.13-0.26 of a whole player, too faint to start a track: goal-camera
-                # tuning render 900 never tracked a skater waiting there).
-                in_view = 1.0 if not cut_top else float(np.clip((bot - top + 1) / max(exp_h, 1e-6),
-                                                                CUT_TOP_MIN_VIEW_FRAC, 1.0))
-                boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / (exp_area * in_view)), cut_top))
-                contacts.append((contact_full[0], contact_rink[0]))
+                    if steep_view(scene.cam, contact_rink)[0]:
+                        contact_full, contact_rink = self._under_body(body_sub, px0, y, scene, contact_full, contact_rink,
+                                                                      self.body.centre_height_m)
+                    if scene.goal_nets_rink_m is not None and \
+                            shapely.contains_xy(scene.goal_nets_rink_m, *contact_rink[0]):
+                        continue  # the goal frame and net, standing up from the ice like a player
+                    if _is_goal_post(scene, contact_rink[0], int(cols[-1]) - int(cols[0]) + 1) or \
+                            _along_goal_post(scene, sub, px0, y, contact_rink[0]):
+                        continue
+                    exp_area, exp_w = self._expected(scene, contact_rink, footprint=white_bodies)
+                    # Face-off spots and L marks are foreground (the ice model does not know their
+                    # paint: ``IceScene.in_hole_mask``), and from above a spot is as large as a seated
+                    # player: only the blob's pixels off them count towards a player's area.
+                    a_paint = 0 if scene.in_hole_mask is None else \
+                        int(np.count_nonzero(sub & (scene.in_hole_mask[y : y + h, px0:px1] > 0)))
+                    if a - a_paint < cfg.min_area_frac * exp_area or a > cfg.max_area_frac * exp_area:
+                        continue
+                    x0w, x1w = px0 + int(cols[0]), px0 + int(cols[-1]) + 1
+                    # Runs out of the picture at its top, no wider than two players: a body standing
+                    # up out of view (his jersey may be above the picture), not a logo cut by the edge;
+                    # its height in view says nothing then.
+                    cut_top = y + top == 0 and x1w - x0w <= 2.0 * exp_w
+                    # Players stand up from the ice; paint on it (logos, ads) is flat and low in the image.
+                    exp_h = self._height_px(scene, contact_rink)
+                    if bot - top + 1 < cfg.min_height_frac * exp_h and not cut_top:
+                        # A white player's own foreground is his trousers and sledge, as flat as paint:
+                        # his torso above them stands up all the same (``WHITE_BODY_MIN_SHARE``), and his
+                        # contact is read from all of him, as a coloured player's is.
+                        torso_px = self._white_torso(scene, contact_full, contact_rink) if white_kit else None
+                        if torso_px is None:
+                            continue
+                        whole, wx, wy = _union_window(sub, px0, y, torso_px)
+                        found = self._front_contact(whole, wx, wy, scene)
+                        if found is None:
+                            continue
+                        contact_full, contact_rink = found
+                        rows_w, cols_w = np.nonzero(whole.any(axis=1))[0], np.nonzero(whole.any(axis=0))[0]
+                        x0w, x1w = wx + int(cols_w[0]), wx + int(cols_w[-1]) + 1
+                        top, bot, a = wy + int(rows_w[0]) - y, wy + int(rows_w[-1]) - y, int(whole.sum())
+                    # Of a body standing up out of the picture only the part below its top edge shows:
+                    # his area is measured against that part of the expected one (a sledge alone in
+                    # view scored 0.13-0.26 of a whole player, too faint to start a track: goal-camera
+                    # tuning render 900 never tracked a skater waiting there).
+                    in_view = 1.0 if not cut_top else float(np.clip((bot - top + 1) / max(exp_h, 1e-6),
+                                                                    CUT_TOP_MIN_VIEW_FRAC, 1.0))
+                    boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / (exp_area * in_view)), cut_top))
+                    contacts.append((contact_full[0], contact_rink[0]))
+                    read_ids.append(i)
+            read_px = np.isin(labels, read_ids) if read_ids else np.zeros(labels.shape, bool)
+            return boxes, contacts, read_px
+        white_kit = self.teams is not None and self.teams.ice_like_team is not None
+        boxes, contacts, read_px = read(fg)
+        # Games with a white (or silver) kit, seen from above: a white player leaves the ice model
+        # his sledge and stick alone, which the opening erases. Lit and shaded, his body departs
+        # from the local ice luma (``IceScene.off_local_luma``): blobs of that with the ice model's
+        # foreground not read above are read as bodies too.
+        if white_kit:
+            off = (scene.off_local_luma() & _steep_mask(scene, fg.shape)).astype(np.uint8) * 255
+            if np.any(off):
+                off = cv2.morphologyEx(off, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+                off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((OPENING_PX, OPENING_PX), np.uint8))
+                more_boxes, more_contacts, _ = read(cv2.bitwise_or(fg, off), taken=read_px, white_bodies=True)
+                boxes += more_boxes
+                contacts += more_contacts
         if not boxes:
             return _empty(), []
         b = np.asarray(boxes, dtype=np.float64)
@@ -462,14 +512,24 @@ class PlayerDetector:
         return det, teams
 
     # ----------------------------------------------------------------- parts
-    def _expected(self, scene: IceScene, xy_rink_m: np.ndarray) -> tuple[float, float]:
-        """Expected work-resolution (area px², single-player width px) of a player standing there."""
+    def _expected(self, scene: IceScene, xy_rink_m: np.ndarray, footprint: bool = False) -> tuple[float, float]:
+        """Expected work-resolution (area px², single-player width px) of a player standing there;
+        ``footprint``: at least half the image box of his body's cuboid where seen from above."""
         s = scene.scale
         J = scene.cam.jacobian_image_from_rink(xy_rink_m)[0] * s
         width = self.body.length_m * max(np.linalg.norm(J[0]), np.linalg.norm(J[1])) * 0.8
         height = self.body.height_m * float(scene.cam.vertical_px_per_m(xy_rink_m)[0]) * s
         # Body plus sledge: roughly half of the bounding box is filled.
         area = max(4.0, 0.45 * width * max(height, 0.4 * width))
+        # Seen from above the body is not a height but a footprint: the box of a cuboid over the
+        # spot (his length, his torso's width, his height), either way along the rink.
+        x, y = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)[0]
+        hl, hw, hgt = 0.5 * self.body.length_m, self.body.torso_half_width_m, self.body.height_m
+        for ax, ay in ((hl, hw), (hw, hl)) if footprint and steep_view(scene.cam, np.array([[x, y]]))[0] else ():
+            pts = np.array([[x + sx * ax, y + sy * ay, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, hgt)])
+            uv, _ = scene.cam.image_from_rink(pts)
+            box = (uv.max(axis=0) - uv.min(axis=0)) * s
+            area = max(area, 0.45 * float(box[0] * box[1]))
         return area, max(width, 2.0)
 
     def _group_vertically(self, labels: np.ndarray, stats: np.ndarray, n: int, scene: IceScene) -> list[int]:

@@ -259,24 +259,30 @@ def test_white_against_a_coloured_kit_is_told_by_the_lab_distance():
     assert tc.classify_color(np.array([95.0, 180.0, 150.0])).team == "away"
 
 
-def test_a_white_player_whose_own_foreground_is_flat_stands_up_by_his_lit_and_shaded_torso(tmp_path):
-    """Seen from the side, a white player's foreground is his trousers and sledge, as flat as paint
-    on the ice: the height test dropped him (drawn-kit render 1603, first 12 frames: 16 of 60 white
-    players found). His torso departs from the local ice luma where plain ice does not
-    (``vision.ice.OFF_LOCAL_LUMA_DY``): found, and nothing else is."""
+def _white_away_render(tmp_path, scenario: str, camera: str, seed: int):
+    """(truth, a ``FrameTracker`` for it, its true rink_from_image per frame) of the first 0.4 s of
+    a drawn-kit render whose away team wears white."""
     from calibration.rink import RinkModel
     from rulesfromvideo.game import GameDescriptor
     from vision.evaluation import load_truth, truth_calibration
     from vision.sim.synth import synth_clip
     from vision.tracking import FrameTracker
-    from vision.video import iter_frames
 
-    synth_clip("icing", "broadcast", 1603, tmp_path, kits="drawn", duration_s=0.4)
+    synth_clip(scenario, camera, seed, tmp_path, kits="drawn", duration_s=0.4)
     truth = load_truth(tmp_path)
     game = GameDescriptor.from_file(tmp_path / "game.json")
     assert truth["kits"]["away"] == "#eef0f0"
-    tracker = FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"])
-    H = truth_calibration(truth)
+    return truth, FrameTracker(RinkModel(game.rink_spec()), game, truth["fps"]), truth_calibration(truth)
+
+
+def test_a_white_player_whose_own_foreground_is_flat_stands_up_by_his_lit_and_shaded_torso(tmp_path):
+    """Seen from the side, a white player's foreground is his trousers and sledge, as flat as paint
+    on the ice: the height test dropped him (drawn-kit render 1603, first 12 frames: 16 of 60 white
+    players found). His torso departs from the local ice luma where plain ice does not
+    (``vision.ice.OFF_LOCAL_LUMA_DY``): found, and nothing else is."""
+    from vision.video import iter_frames
+
+    truth, tracker, H = _white_away_render(tmp_path, "icing", "broadcast", 1603)
     found = {"home": 0, "away": 0}
     seen = {"home": 0, "away": 0}
     stray = 0
@@ -295,6 +301,33 @@ def test_a_white_player_whose_own_foreground_is_flat_stands_up_by_his_lit_and_sh
         stray += int((~used).sum())
     assert seen["away"] >= 40 and found["away"] >= 0.75 * seen["away"], (found, seen)
     assert found["home"] >= 0.8 * seen["home"] and stray == 0, (found, seen, stray)
+
+
+def test_white_players_seen_from_above_are_found_by_their_shading_and_shading_alone_is_not_one(tmp_path):
+    """Seen from above, a white player on white ice leaves the ice model only his sledge and stick,
+    which the mask's opening erases: no blob at all (drawn-kit tuning render 1441, navy against
+    white, first 12 frames: 0 of 60 white skaters found). Lit and shaded his body departs from the
+    local ice luma (``vision.ice.OFF_LOCAL_LUMA_DY``) and, with the sledge's dark pixels in it, is a
+    player; the ice's own mottled shading, with none, is not (no detection away from the players)."""
+    from vision.video import iter_frames
+
+    truth, tracker, H = _white_away_render(tmp_path, "onside_carried", "overhead", 1441)
+    seen = found = read_white = stray = 0
+    for i, frame in iter_frames(tmp_path / "clip.mp4"):
+        det, teams = tracker.player_detector.detect(tracker.scenes.build(frame, H[i]).scene)
+        xy = det.data["contact_rink_m"] if len(det) else np.zeros((0, 2))
+        near_someone = np.zeros(len(det), bool)
+        for p in truth["frames"][i]["players"]:
+            d = np.linalg.norm(xy - np.mean(p["blades"], axis=0), axis=1)
+            near_someone |= d <= 1.0
+            if p["visible"] and p["team"] == "away" and p["role"] != "goalkeeper":
+                seen += 1
+                if len(d) and d.min() <= 1.0:
+                    found += 1
+                    read_white += teams[int(np.argmin(d))].team == "away"
+        stray += int((~near_someone).sum())
+    assert seen >= 50 and found >= 0.9 * seen and read_white >= 0.9 * found, (seen, found, read_white)
+    assert stray == 0
 
 
 def test_a_jerseys_colour_is_its_kits_faded_and_shaded_not_another_kits():
