@@ -184,7 +184,7 @@ def analyze(
                     calib_fh.write(json.dumps(calib.to_record(index)) + "\n")
                     record = {"frame": index, "t": round(t, 6), **_obs_dict(obs)}
                     for rec in held.push(record, obs.puck_backfill, obs.puck_revisions, obs.player_retractions,
-                                     obs.player_backfill):
+                                     obs.player_backfill, obs.puck_retractions):
                         tracks_fh.write(json.dumps(rec) + "\n")
                     frames_done = index + 1
                     bar.update(1)

@@ -491,7 +491,7 @@ def track_video(
             rec["t"] = round(rec["t"], 6)
             t0 = time.perf_counter()
             ready = held.push(rec, obs.puck_backfill, obs.puck_revisions, obs.player_retractions,
-                              obs.player_backfill)
+                              obs.player_backfill, obs.puck_retractions)
             spent += time.perf_counter() - t0
             for out in ready:
                 fh.write(json.dumps(out) + "\n")

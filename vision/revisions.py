@@ -11,11 +11,14 @@ The tracker learns some things about earlier frames only later:
 * **player retractions** (``FrameObservation.player_retractions``): a still track that the learned
   model's checks found to be paint in the ice (a logo in a team's colour) — it was never a
   player, on the earlier frames either;
+* **puck retractions** (``FrameObservation.puck_retractions``): a still spot that a track held
+  was not the puck (a carried puck moving elsewhere took the track) — on the earlier frames the
+  puck is unknown instead;
 * **player backfill** (``FrameObservation.player_backfill``): a track first reported on this
   frame (confirmed by its detections) was tentative on the frames just before — he was there
   too (a clip's first frames, a player coming into the picture).
 
-``RecordReviser`` holds the last ``delay_frames`` records and applies all four to the records it
+``RecordReviser`` holds the last ``delay_frames`` records and applies all five to the records it
 still holds, then releases them in frame order: memory stays flat, and a writer adds a fixed
 delay of ``delay_frames`` frames (the overlay feed, which must keep up live, does not use it).
 ``HeldRecords`` is the whole way from the tracker to a ``tracks.jsonl`` writer (``analyze``,
@@ -61,9 +64,11 @@ class RecordReviser:
         self.revised = 0
         self.retracted = 0
         self.players_backfilled = 0
+        self.puck_retracted = 0
 
     def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
-             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = ()) -> list[dict]:
+             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = (),
+             puck_retractions: Iterable[dict] = ()) -> list[dict]:
         """Take the next record; return the records that are final, in frame order.
 
         Args:
@@ -75,7 +80,17 @@ class RecordReviser:
             retractions: player ids that were never players: taken out of every held record.
             player_backfill: ``[{"frame", "player"}]``: a held record of that frame without a
                 player of that id gets him.
+            puck_retractions: ``[{"from_frame", "to_frame", "x", "y", "radius_m"}]``: a held
+                record of a frame in that range whose puck lies within ``radius_m`` of (x, y)
+                gets an unknown puck.
         """
+        for pr in puck_retractions:
+            for r in self._held:
+                p = r.get("puck")
+                if p is not None and pr["from_frame"] <= int(r["frame"]) <= pr["to_frame"] and \
+                        (p["x"] - pr["x"]) ** 2 + (p["y"] - pr["y"]) ** 2 <= pr["radius_m"] ** 2:
+                    r["puck"] = None
+                    self.puck_retracted += 1
         gone = {int(k) for k in retractions}
         if gone:
             for r in self._held:
@@ -135,11 +150,13 @@ class HeldRecords:
         self.carried = CarriedPuckFiller(fps, stick_reach_m=stick_reach_m)
 
     def push(self, record: dict, backfill: Iterable[dict] = (), revisions: Iterable[dict] = (),
-             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = ()) -> list[dict]:
+             retractions: Iterable[int] = (), player_backfill: Iterable[dict] = (),
+             puck_retractions: Iterable[dict] = ()) -> list[dict]:
         """Take the next record with what the tracker learnt on its frame about earlier ones
         (``FrameObservation.puck_backfill``, ``puck_revisions``, ``player_retractions``,
-        ``player_backfill``); return the final records, in frame order."""
-        return [out for held in self.reviser.push(record, backfill, revisions, retractions, player_backfill)
+        ``player_backfill``, ``puck_retractions``); return the final records, in frame order."""
+        return [out for held in self.reviser.push(record, backfill, revisions, retractions, player_backfill,
+                                                  puck_retractions)
                 for out in self.carried.push(held)]
 
     def flush(self) -> list[dict]:

@@ -25,7 +25,10 @@ Touches: when a gated measurement shows an abrupt velocity change (Δv above
 ``touch`` on that frame. A puck held against a stick blade merges with the blade and no
 classical candidate holds it: while none does, the dark spots beside the players are
 judged by a learned carry model (``FrameTracker._carried_candidates``,
-``models/carry_verifier.md``) and those it accepts are candidates too.
+``models/carry_verifier.md``) and those it accepts are candidates too. A track held on one still
+spot (``STILL_TRACK_FRAMES``) is challenged: the carry model then looks beside every player, and a
+carried puck seen moving with its carrier elsewhere takes the track; the still spot's frames are
+handed back as not the puck (``FrameObservation.puck_retractions``).
 
 Players (``PlayerTracker``): a compact tracker in rink metres — a
 constant-velocity Kalman filter per track, Hungarian assignment
@@ -271,6 +274,22 @@ FLIGHT_REPORT_MAX_RMS_SIGMA = 1.0
 # filter still predicting for re-acquisition). On the tuning clips (seeds 121-134) coasts past
 # 3 frames within reach put the puck within 0.5 m of the truth 31 % of the time (77 % in free ice).
 NEAR_PLAYER_COAST_FRAMES = 3
+# A track whose last STILL_TRACK_FRAMES measurements lie within STILL_TRACK_M of each other holds a
+# still spot: a puck at rest, or a dark mark (a goalkeeper's pad, a still player's blade) taken for
+# one. A carried puck moving with its carrier elsewhere then challenges it (the carry model looks
+# beside every player, not only within a pass of the still spot): a chain of carried spots more
+# than CHALLENGE_AWAY_M away, on CHALLENGE_FRAMES consecutive frames (each within
+# CHALLENGE_STEP_M of the last: a sledge's top speed), that has moved at CHALLENGE_MIN_MPS or more
+# from its first spot to its last takes the track. The speed is the chain's whole span, not a
+# frame's step: a still player's blade jitters by centimetres a frame, a metre a second at 30
+# frames/s (tuning render goal_goalcam_1735: a blade at a defender moving 0.4 m/s took a puck
+# lying in the net from a three-frame chain).
+STILL_TRACK_FRAMES = 15
+STILL_TRACK_M = 0.3
+CHALLENGE_FRAMES = 6
+CHALLENGE_STEP_M = 0.4
+CHALLENGE_MIN_MPS = 1.5
+CHALLENGE_AWAY_M = 1.0
 #: Players are detected this many times a second of video (``FrameTracker``'s keyframes), 1/s.
 PLAYER_DETECT_HZ = 15.0
 
@@ -912,6 +931,12 @@ class PuckTracker:
         # whose measurement was one: a puck seen moving three frames in a row outranks a
         # track held only by static dark marks.
         self._pending_moved: list[tuple[int, np.ndarray]] = []
+        self._carried_chains: list[list[tuple[int, np.ndarray]]] = []  # chains of carried spots away from a still track
+        self._meas_hist: deque[tuple[int, np.ndarray]] = deque(maxlen=STILL_TRACK_FRAMES)
+        # (first frame, position (2,) m) of the run of measurements the track has held within
+        # STILL_TRACK_M of one spot; and this frame's retractions (``FrameObservation.puck_retractions``).
+        self._still_anchor: tuple[int, np.ndarray] | None = None
+        self.retractions: list[dict] = []
         self._last_moved_meas = -(10**9)
         # Measurements of the current trajectory (t s, xy (2,) on the puck's plane, camera
         # centre (3,)) and the ballistic fit while they say the puck flies.
@@ -938,6 +963,39 @@ class PuckTracker:
         n = 1 if self._last_frame is None else max(1, frame_index - self._last_frame)
         self.kf.predict(n * self.dt)
         self._last_frame = frame_index
+
+    @property
+    def still(self) -> bool:
+        """Whether the track holds a still spot (``STILL_TRACK_FRAMES``, ``STILL_TRACK_M``)."""
+        if self.kf is None or len(self._meas_hist) < STILL_TRACK_FRAMES or self._last_frame is None:
+            return False
+        if self._last_frame - self._meas_hist[0][0] > STILL_TRACK_FRAMES + 5:
+            return False
+        pts = np.array([p for _, p in self._meas_hist])
+        return float(np.ptp(pts, axis=0).max()) <= STILL_TRACK_M
+
+    def _challenger(self, frame_index: int, xy: np.ndarray, carried: np.ndarray) -> tuple | None:
+        """(position (2,), velocity (2,) m/s, [(frame, position (2,))] of its earlier spots) of a
+        chain of carried spots away from a still track (``STILL_TRACK_FRAMES``, ``CHALLENGE_*``),
+        or None; extends the chains with this frame's spots, where ``carried`` (N,) of the
+        candidates ``xy`` (N, 2) rink m."""
+        if not self.still:
+            self._carried_chains = []
+            return None
+        away = carried & (np.hypot(*(xy - self.kf.xy).T) > CHALLENGE_AWAY_M) if len(xy) else carried
+        chains = []
+        for p in xy[away].reshape(-1, 2):
+            prev = [c for c in self._carried_chains
+                    if c[-1][0] == frame_index - 1 and np.hypot(*(p - c[-1][1])) <= CHALLENGE_STEP_M]
+            base = max(prev, key=len) if prev else []
+            chains.append((base + [(frame_index, p.copy())])[-CHALLENGE_FRAMES:])
+        self._carried_chains = chains
+        for c in sorted(chains, key=len, reverse=True):
+            span_s = (c[-1][0] - c[0][0]) * self.dt
+            if len(c) == CHALLENGE_FRAMES and np.hypot(*(c[-1][1] - c[0][1])) >= CHALLENGE_MIN_MPS * span_s:
+                v = (c[-1][1] - c[0][1]) / span_s
+                return c[-1][1], v, [(f, q) for f, q in c[:-1]]
+        return None
 
     def gate_radius_m(self) -> float:
         """Radius of the search window around the prediction, m."""
@@ -966,6 +1024,7 @@ class PuckTracker:
         """
         kf_before = self.kf
         self.backfill = []
+        self.retractions = []
         self._drop_revisions = []
         rec = self._update(frame_index, cands, meas_sigma_m, players)
         if rec is None:
@@ -1090,6 +1149,19 @@ class PuckTracker:
         self._stick_v = self._at_stick_velocity(frame_index, xy, ~held & (vp < STILL_AT_STICK_MIN_VERIFIER_P), players)
         # ... nor, lying still, those it is unsure of (``START_RESTING_MIN_VERIFIER_P``).
         no_rest = no_start | (~held & (vp < START_RESTING_MIN_VERIFIER_P))
+        carried = np.asarray(cands.data.get("carry_p", np.zeros(len(cands))), dtype=np.float64) > 0
+        challenge = self._challenger(frame_index, xy, carried)
+        if challenge is not None:
+            # A still spot held against a carried puck moving elsewhere: the carried one. The
+            # spot has not moved since the track came to it, so it never was the puck: its
+            # frames are taken back (the puck was where the carry model now sees it).
+            if self._still_anchor is not None:
+                f0, spot = self._still_anchor
+                self.retractions = [{"from_frame": int(f0), "to_frame": int(frame_index - 1),
+                                     "x": round(float(spot[0]), 4), "y": round(float(spot[1]), 4),
+                                     "radius_m": STILL_TRACK_M}]
+            self._start(frame_index, *challenge)
+            return self._record(True)
         chain = self._moved_chain(frame_index, xy[moved])
         holding = self._last_meas is not None and frame_index - self._last_meas[0] <= TAKEOVER_HELD_WITHIN_FRAMES
         if (chain is not None and self.kf is not None and holding and frame_index - self._last_moved_meas > 3
@@ -1297,6 +1369,9 @@ class PuckTracker:
 
     def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray, earlier: list = ()) -> None:
         self.kf = KalmanCV(xy, 0.05, 2.0, self.accel, v0=v0)
+        self._meas_hist.clear()
+        self._carried_chains = []
+        self._still_anchor = None
         # The candidates of the frames before that the start confirms (they were the puck).
         self.backfill = [{"frame": int(f), "x": round(float(p[0]), 4), "y": round(float(p[1]), 4), "measured": True}
                          for f, p in earlier]
@@ -1315,6 +1390,9 @@ class PuckTracker:
         x, y = self.kf.xy
         self._last_xy = np.array([x, y], dtype=np.float64)
         if measured:
+            self._meas_hist.append((self._last_frame, self._last_xy))
+            if self._still_anchor is None or np.hypot(*(self._last_xy - self._still_anchor[1])) > STILL_TRACK_M:
+                self._still_anchor = (self._last_frame, self._last_xy)
             self._coast_cut = False
             self._measured_xy = self._last_xy
         return {"x": round(float(x), 4), "y": round(float(y), 4), "measured": bool(measured)}
@@ -1422,6 +1500,11 @@ class FrameObservation:
         player_retractions: ids of tracks found on this frame to be paint in the ice (a logo
             in a team's colour, ``FrameTracker._check_shapes``), reported until now: a writer
             that still holds their earlier records may take them out (``RecordReviser``).
+        puck_retractions: ``[{"from_frame", "to_frame", "x", "y", "radius_m"}]``: the still spot a
+            track held on those frames, reported as the puck, was not it (a carried puck moving
+            elsewhere took the track from it, ``STILL_TRACK_FRAMES``); a writer that still holds
+            those records may report their puck unknown where it lies within ``radius_m`` of
+            (x, y) (``RecordReviser``).
         player_backfill: ``[{"frame", "player": {"id", "team", "role", "blades"}}]``: a track
             reported for the first time on this frame was tentative on those earlier frames
             (not reported until confirmed): it was this player there. A writer that still holds
@@ -1439,6 +1522,7 @@ class FrameObservation:
     puck_revisions: list[dict] = field(default_factory=list)
     player_retractions: list[int] = field(default_factory=list)
     player_backfill: list[dict] = field(default_factory=list)
+    puck_retractions: list[dict] = field(default_factory=list)
 
     def to_record(self) -> dict:
         return {"frame": int(self.frame), "t": float(self.t), "puck": self.puck, "players": self.players}
@@ -1730,7 +1814,7 @@ class FrameTracker:
             self._refine_blades(frame_bgr, cam, lens_map, players, run_model=due)
         return FrameObservation(frame_index, float(t), puck, players, cands, dets, peaks, list(self.puck.backfill),
                                 self.puck.flight_revisions(frame_index), list(self._retract_now),
-                                self._player_backfill)
+                                self._player_backfill, list(self.puck.retractions))
 
     # ----------------------------------------------------------------- helpers
     def _keyframe(self) -> bool:
@@ -1767,19 +1851,23 @@ class FrameTracker:
         if frame_bgr.shape[0] < CARRY_MIN_FRAME_HEIGHT_PX:
             return cands  # frames smaller than the model ever saw (it takes blades for pucks there)
         strong = cands[np.asarray(cands.confidence) >= self.puck.acquire_score] if len(cands) else cands
-        if len(strong) and (self.puck.kf is None or _has_gated(self.puck, strong)):
+        # A track held on a still spot is challenged: the carry model looks beside every player
+        # (``STILL_TRACK_FRAMES``), every few frames until a spot is accepted.
+        challenge = self.puck.still
+        if len(strong) and (self.puck.kf is None or _has_gated(self.puck, strong)) and not challenge:
             return cands
-        if self.puck.kf is None and frame_index > self._carry_awake_until and frame_index % CARRY_IDLE_EVERY:
+        if (self.puck.kf is None or challenge) and frame_index > self._carry_awake_until \
+                and frame_index % CARRY_IDLE_EVERY:
             return cands  # no track: looked at every few frames until a spot is accepted
         reach = np.inf
-        if self._last_puck_seen is not None:
+        if self._last_puck_seen is not None and not challenge:
             f0, xy0 = self._last_puck_seen
             reach = CARRY_MAX_PUCK_SPEED_MPS * max(frame_index - f0, 1) / self.fps + CARRY_REACH_M
             # Only players whose reach a pass from there could have got to are searched.
             seats_xy_rink_m = seats_xy_rink_m[np.linalg.norm(seats_xy_rink_m - xy0, axis=1) <= reach + CARRY_REACH_M]
         peaks = (self._carry_spots(v_full, scene, cam, lens_map, cands, seats_xy_rink_m) if len(seats_xy_rink_m)
                  else Detections.empty())
-        if len(peaks) and self._last_puck_seen is not None:
+        if len(peaks) and self._last_puck_seen is not None and not challenge:
             peaks = peaks[np.linalg.norm(peaks.data["xy_rink_m"] - self._last_puck_seen[1], axis=1) <= reach]
         if not len(peaks):
             return cands

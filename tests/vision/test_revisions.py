@@ -91,3 +91,22 @@ def test_a_new_tracks_tentative_frames_get_him_in_the_records_still_held():
     assert [[p["id"] for p in r["players"]] for r in out] == [[2], [2, 5], [2, 5], [2, 5]]
     assert out[1]["players"][1] == late and out[2]["players"][1]["blades"] == [[5, 0.0], [5, 0.25]]
     assert rv.players_backfilled == 1
+
+
+def test_puck_retractions_unset_the_held_spot_in_their_frame_range_only():
+    """A still spot that was not the puck (``FrameObservation.puck_retractions``): held records of
+    those frames with the puck within the radius of it get an unknown puck; a record outside the
+    range, or with the puck elsewhere (the puck itself, before the track came to the spot), keeps it;
+    a record already released is not touched."""
+    rv = RecordReviser(4)
+    out = rv.push(_rec(0, {"x": 5.0, "y": 0.0, "measured": True}))
+    out += rv.push(_rec(1, {"x": 2.0, "y": 0.0, "measured": True}))  # elsewhere: kept
+    out += rv.push(_rec(2, {"x": 5.1, "y": 0.1, "measured": True}))
+    out += rv.push(_rec(3, {"x": 4.9, "y": 0.0, "measured": False}))
+    out += rv.push(_rec(4, {"x": 5.0, "y": 0.05, "measured": True}))  # releases frame 0
+    out += rv.push(_rec(5, {"x": -9.0, "y": 2.0, "measured": True}),
+                   puck_retractions=[{"from_frame": 0, "to_frame": 3, "x": 5.0, "y": 0.0, "radius_m": 0.3}])
+    out += rv.flush()
+    assert [r["puck"] is None for r in out] == [False, False, True, True, False, False]
+    assert out[0]["puck"]["x"] == 5.0 and out[4]["puck"]["x"] == 5.0  # released before / after the range
+    assert rv.puck_retracted == 2

@@ -235,6 +235,69 @@ def test_a_puck_moving_elsewhere_takes_the_track_from_a_still_mark_it_holds():
     assert recs[11]["measured"] and recs[11]["x"] == pytest.approx(8.0 + 0.3 * 11, abs=0.05)
 
 
+def _still_mark_and_carry(carry_from: int, carry_v_mps: float, n: int = 40, mark_score: float = 0.6,
+                          jitter_m: float = 0.0):
+    """Puck records of a track held on a still mark at (5, 0) (a strong classical candidate every
+    frame) while, from frame ``carry_from``, the carry model sees a puck at (-10, 2) moving at
+    ``carry_v_mps`` along x every frame (off by ``jitter_m`` across, alternately); and the
+    tracker's puck retractions per frame."""
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    recs, retractions = [], {}
+    for f in range(n):
+        pt.predict(f)
+        rows = [((5.0, 0.0), mark_score, 0.0)]
+        if f >= carry_from:
+            rows.append(((-10.0 + carry_v_mps * (f - carry_from) / FPS, 2.0 + jitter_m * (-1) ** f), 0.5, 0.95))
+        xy = np.array([r[0] for r in rows])
+        cands = Detections.from_centers(xy, np.array([4.0, 3.0]), np.array([r[1] for r in rows]), xy_rink_m=xy,
+                                        area_px=np.full(len(rows), 10.0), expected_area_px=np.full(len(rows), 10.0),
+                                        carry_p=np.array([r[2] for r in rows]))
+        recs.append(pt.update(f, cands, np.full(len(rows), 0.02), []))
+        if pt.retractions:
+            retractions[f] = pt.retractions
+    return recs, retractions
+
+
+def test_a_carried_puck_moving_elsewhere_takes_the_track_from_a_still_spot_and_retracts_it():
+    """A track held on a still spot for STILL_TRACK_FRAMES (a goalkeeper's pad from a clip's first
+    frame, tuning render 1420) is challenged: a carried puck moving at 4 m/s elsewhere, seen on
+    CHALLENGE_FRAMES frames in a row, takes it, and the spot's frames are handed back as not the puck."""
+    from vision.tracking import CHALLENGE_FRAMES, STILL_TRACK_FRAMES, STILL_TRACK_M
+
+    recs, retractions = _still_mark_and_carry(carry_from=STILL_TRACK_FRAMES + 5, carry_v_mps=4.0)
+    switch = next(f for f, r in enumerate(recs) if r is not None and r["x"] < 0)
+    assert switch == STILL_TRACK_FRAMES + 5 + CHALLENGE_FRAMES - 1
+    assert all(r["x"] == pytest.approx(5.0, abs=0.05) for r in recs[2:switch])
+    assert all(r["measured"] and r["x"] == pytest.approx(-10.0 + 4.0 * (f - STILL_TRACK_FRAMES - 5) / FPS, abs=0.05)
+               for f, r in enumerate(recs[switch:], start=switch))
+    first = next(f for f, r in enumerate(recs) if r is not None)
+    assert retractions == {switch: [{"from_frame": first, "to_frame": switch - 1, "x": pytest.approx(5.0, abs=0.05),
+                                     "y": pytest.approx(0.0, abs=0.05), "radius_m": STILL_TRACK_M}]}
+
+
+@pytest.mark.parametrize("carry_from,carry_v_mps,jitter_m", [(1000, 4.0, 0.0), (20, 0.0, 0.0), (20, 0.4, 0.03),
+                                                           (3, 4.0, 0.0)])
+def test_a_still_spot_keeps_its_track_against_no_carried_puck_a_still_one_or_before_it_is_still(
+        carry_from, carry_v_mps, jitter_m):
+    """No challenge without a carried puck elsewhere, nor from a carried spot that does not move
+    (a still player's blade), nor from one that creeps at 0.4 m/s jittering by 3 cm a frame (a
+    metre a second from frame to frame: tuning render goal_goalcam_1735, a puck lying in the net);
+    a carried puck moving from frame 3 takes the track only once the track has held its spot for
+    STILL_TRACK_FRAMES measurements."""
+    from vision.tracking import CHALLENGE_FRAMES, STILL_TRACK_FRAMES
+
+    recs, retractions = _still_mark_and_carry(carry_from=carry_from, carry_v_mps=carry_v_mps, jitter_m=jitter_m)
+    taken = [f for f, r in enumerate(recs) if r is not None and r["x"] < 0]
+    if carry_from == 3:
+        first = next(f for f, r in enumerate(recs) if r is not None)
+        assert taken and taken[0] >= first + STILL_TRACK_FRAMES - 1 + CHALLENGE_FRAMES - 1 and list(retractions) == [taken[0]]
+    else:
+        assert not taken and not retractions
+        assert all(r["x"] == pytest.approx(5.0, abs=0.05) for r in recs[2:])
+
+
 def test_a_coasting_puck_track_is_not_taken_by_something_moving_elsewhere():
     """The puck slides at 6 m/s and is then not seen (carried, hidden): its track coasts. A weak
     object moving 4 m away (a stick, a blade: score 0.3, under re-acquisition's 0.4) does not take
