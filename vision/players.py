@@ -367,8 +367,8 @@ class PlayerDetector:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
 
         def read(fg_pass: np.ndarray, taken: np.ndarray | None = None, white_bodies: bool = False):
-            """(boxes, contacts, the pixels of the blobs read) of the blobs of ``fg_pass`` (work
-            px), but those with a pixel in ``taken``; ``white_bodies``: a blob needs
+            """(boxes, contacts, the component labels (h, w), the labels of the blobs read) of the
+            blobs of ``fg_pass`` (work px), but those with a pixel in ``taken``; ``white_bodies``: a blob needs
             ``WHITE_BODY_MIN_DARK_PX`` of the ice model's foreground, and is measured against a
             body's footprint seen from above (``_expected``)."""
             n, labels, stats, _ = connected_components(fg_pass)
@@ -471,10 +471,9 @@ class PlayerDetector:
                     boxes.append((x0w, y + top, x1w, y + bot + 1, a, min(1.0, a / (exp_area * in_view)), cut_top))
                     contacts.append((contact_full[0], contact_rink[0]))
                     read_ids.append(i)
-            read_px = np.isin(labels, read_ids) if read_ids else np.zeros(labels.shape, bool)
-            return boxes, contacts, read_px
+            return boxes, contacts, labels, read_ids
         white_kit = self.teams is not None and self.teams.ice_like_team is not None
-        boxes, contacts, read_px = read(fg)
+        boxes, contacts, labels, read_ids = read(fg)
         # Games with a white (or silver) kit, seen from above: a white player leaves the ice model
         # his sledge and stick alone, which the opening erases. Lit and shaded, his body departs
         # from the local ice luma (``IceScene.off_local_luma``): blobs of that with the ice model's
@@ -484,7 +483,8 @@ class PlayerDetector:
             if np.any(off):
                 off = cv2.morphologyEx(off, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
                 off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((OPENING_PX, OPENING_PX), np.uint8))
-                more_boxes, more_contacts, _ = read(cv2.bitwise_or(fg, off), taken=read_px, white_bodies=True)
+                more_boxes, more_contacts, _, _ = read(cv2.bitwise_or(fg, off), taken=np.isin(labels, read_ids),
+                                                       white_bodies=True)
                 boxes += more_boxes
                 contacts += more_contacts
         if not boxes:
@@ -523,13 +523,14 @@ class PlayerDetector:
         area = max(4.0, 0.45 * width * max(height, 0.4 * width))
         # Seen from above the body is not a height but a footprint: the box of a cuboid over the
         # spot (his length, his torso's width, his height), either way along the rink.
-        x, y = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)[0]
-        hl, hw, hgt = 0.5 * self.body.length_m, self.body.torso_half_width_m, self.body.height_m
-        for ax, ay in ((hl, hw), (hw, hl)) if footprint and steep_view(scene.cam, np.array([[x, y]]))[0] else ():
-            pts = np.array([[x + sx * ax, y + sy * ay, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, hgt)])
-            uv, _ = scene.cam.image_from_rink(pts)
-            box = (uv.max(axis=0) - uv.min(axis=0)) * s
-            area = max(area, 0.45 * float(box[0] * box[1]))
+        if footprint and steep_view(scene.cam, xy_rink_m)[0]:
+            x, y = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)[0]
+            hl, hw, hgt = 0.5 * self.body.length_m, self.body.torso_half_width_m, self.body.height_m
+            for ax, ay in ((hl, hw), (hw, hl)):
+                pts = np.array([[x + sx * ax, y + sy * ay, z] for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, hgt)])
+                uv, _ = scene.cam.image_from_rink(pts)
+                box = (uv.max(axis=0) - uv.min(axis=0)) * s
+                area = max(area, 0.45 * float(box[0] * box[1]))
         return area, max(width, 2.0)
 
     def _group_vertically(self, labels: np.ndarray, stats: np.ndarray, n: int, scene: IceScene) -> list[int]:
