@@ -88,6 +88,11 @@ class RuleContext:
         return float(self.rink.goal_posts_y()[1])
 
     @property
+    def goal_depth_m(self) -> float:
+        """The goal frame's depth behind the goal line's centre, m (218 c)."""
+        return float(self.rink.spec.goal_depth_m)
+
+    @property
     def goal_height_m(self) -> float:
         try:
             return float(self.profile.goal.goal_height_m)

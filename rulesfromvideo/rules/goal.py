@@ -160,6 +160,27 @@ def _deepest_measured(obs, seg: np.ndarray, depth: np.ndarray) -> int | None:
     return max(ok, key=lambda k: float(depth[k])) if ok else None
 
 
+def _in_net_measured(ctx: RuleContext, end: int, seg: np.ndarray, depth: np.ndarray) -> int | None:
+    """The frame of ``seg`` on which the puck, measured (its track not jumping there,
+    ``measured_near``), lies inside the goal frame at ``end`` by K sigma: entirely across the line,
+    short of the frame's depth (218 c) and within the posts; the surest such frame, or None."""
+    obs = ctx.obs
+    r = ctx.puck_radius_m
+    centre = (ctx.goal_inner_x(end) + ctx.goal_outer_x(end)) / 2.0
+    best, best_z = None, 0.0
+    for k in seg:
+        k = int(k)
+        sig = float(obs.sigma_smoothed_m[k])
+        x, y = obs.puck_xy_rink_m[k]
+        if not (obs.puck_measured[k] and np.isfinite(depth[k]) and sig > 0):
+            continue
+        inside = (depth[k] >= K_SIGMA * sig and end * x - end * centre + r <= ctx.goal_depth_m + K_SIGMA * sig
+                  and abs(y) + r + K_SIGMA * sig <= ctx.post_inner_y_m)
+        if inside and measured_near(obs, k) and depth[k] / sig > best_z:
+            best, best_z = k, float(depth[k] / sig)
+    return best
+
+
 def _depth_measured(obs, depth: np.ndarray, k: int, span: int = 3) -> bool:
     """Whether the puck's depth on frame ``k`` rests on measurements: ``k`` measured, or between
     a measured frame at most ``span`` frames before and one at most ``span`` after whose chord
@@ -296,6 +317,17 @@ def _evaluate(ctx: RuleContext, end: int, att: str, how: str, c, k_end: int,
     if lt is not None:
         k = int(obs.touch_player[lt])
         ev["last_touch"] = {"player": obs.player_ids[k], "team": str(obs.player_team[k])}
+    if dmax > 0 and below and clear is not None and abs(clear) < K_SIGMA * verdict_sigma:
+        # 906 1's "between the goal posts" where the passage was not seen well enough to tell: a
+        # puck measured lying inside the goal frame went in by its mouth (the frame and the net
+        # close every other way), and that measurement, not the passage, carries the call.
+        kn = _in_net_measured(ctx, end, seg, depth)
+        if kn is not None:
+            sig_n = float(obs.sigma_smoothed_m[kn])
+            ev.update({"decisive_frame": int(obs.frame[kn]), "puck_xy_rink_m": p[kn],
+                       "measured_depth_m": float(depth[kn]), "lateral_clearance_at": "inside the goal frame",
+                       "note": "the puck lies inside the goal frame on a measured frame: it passed between the posts"})
+            return make_event(obs, "goal", t, att, "goal", float(depth[kn]), sig_n, "906 1", ev)
     if not _depth_measured(obs, depth, km, span=3):
         kg = _deepest_measured(obs, seg, depth)
         if dmax > 0 and kg is not None and below:

@@ -486,6 +486,47 @@ def test_906_puck_passing_outside_the_post_line_is_not_saved_by_rolling_inward()
     assert g[0]["evidence"]["lateral_clearance_m"] == pytest.approx(0.915 - 0.9 - R, abs=2e-3)
 
 
+def _shot_lost_at_the_mouth(rest_xy):
+    """A puck shot along +x at 12 m/s, measured until 1 m short of the goal line, unseen for six
+    frames (its passage through the mouth hidden: behind the goalkeeper, under the crossbar from
+    above), then measured lying still at ``rest_xy`` to the end."""
+    c = Clip(2.0)
+    x_lost = 25.0
+    f_lost = int(np.floor((x_lost - 20.0) / 12.0 * 30))
+    f_rest = f_lost + 7
+
+    def puck(t):
+        f = int(round(t * 30))
+        if f <= f_lost:
+            return (20.0 + 12.0 * t, 0.1 + 0.1 * t)
+        return None if f < f_rest else rest_xy
+    c.puck = puck
+    c.player(1, "home", still(19.0, 0.1)).player(20, "away", still(15.0, -5.0))
+    c.touches = {0: 1}
+    return c
+
+
+def test_906_a_puck_measured_lying_inside_the_goal_frame_passed_between_the_posts():
+    """906 1 "between the goal posts": the passage was not seen (six frames, the chord across the
+    gap as unsure as the shot was fast), but the puck is then measured lying in the net, 0.6 m
+    behind the line between the side nets: the frame and the net close every other way in, so it
+    went in by the mouth — a goal, decided on that frame."""
+    rest = (26.025 + R + 0.6, 0.25)
+    g = of_type(_shot_lost_at_the_mouth(rest).run(detection_sigma_m=0.03), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "goal", g
+    assert g[0]["evidence"]["lateral_clearance_at"] == "inside the goal frame"
+    assert g[0]["margin_m"] == pytest.approx(0.6, abs=2e-3)
+
+
+def test_906_a_puck_lying_in_a_back_corner_within_reach_of_the_side_net_decides_nothing():
+    """The same shot, the puck measured in a back corner 0.85 m off the goal's axis: within
+    3 sigma (a 3 cm detector) of the post's line it may lie outside the side net (gone wide), so
+    the unseen passage keeps the call open."""
+    rest = (26.025 + R + 0.6, 0.85)
+    g = of_type(_shot_lost_at_the_mouth(rest).run(detection_sigma_m=0.03), "goal")
+    assert len(g) == 1 and g[0]["verdict"] == "inconclusive", g
+
+
 def test_906_goal_time_is_when_depth_reaches_zero():
     g = of_type(goal_clip(0.3).run(), "goal")[0]
     assert g["t"] == pytest.approx((26.025 + R - 20.0) / 8.0, abs=1e-4)
