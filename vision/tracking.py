@@ -91,6 +91,7 @@ from vision.ice import IceConfig, puck_ice_rink_m, puck_walls_rink_m
 from vision.players import (OPENING_PX, PLAYER_BODIES, SEATED, TORSO_HALF_WIDTH_M, PlayerBody, PlayerDetector,
                              steep_view)
 from vision.learned import DEFAULT_CLASS_NAMES
+from vision.net_rest import NetWatch
 from vision.puck import PuckDetector, PuckDetectorConfig, StreakDetector
 from vision.puck_flight import FlightFit, drop_onto, fit_flight, is_airborne, slide_rms, sliding_limit_m
 from vision.puck_motion import MotionPuckDetector
@@ -290,6 +291,11 @@ CHALLENGE_FRAMES = 6
 CHALLENGE_STEP_M = 0.4
 CHALLENGE_MIN_MPS = 1.5
 CHALLENGE_AWAY_M = 1.0
+#: A spot new in a goal net (``vision.net_rest``) within this of the track is the track's own, m;
+#: one farther takes over a track re-acquired since the puck went there that moves no faster
+#: than a sledge can (a puck faster than any player is no player's dark part), m/s.
+NET_REST_SAME_M = 0.3
+NET_REST_TAKEOVER_MAX_MPS = 7.0
 #: Players are detected this many times a second of video (``FrameTracker``'s keyframes), 1/s.
 PLAYER_DETECT_HZ = 15.0
 
@@ -938,6 +944,7 @@ class PuckTracker:
         self._still_anchor: tuple[int, np.ndarray] | None = None
         self.retractions: list[dict] = []
         self._last_moved_meas = -(10**9)
+        self._track_start = -(10**9)  # the frame the current track was started on
         # Measurements of the current trajectory (t s, xy (2,) on the puck's plane, camera
         # centre (3,)) and the ballistic fit while they say the puck flies.
         self.puck_z_m = puck_z_m
@@ -955,6 +962,11 @@ class PuckTracker:
     @property
     def active(self) -> bool:
         return self.kf is not None
+
+    @property
+    def track_start(self) -> int | None:
+        """The frame the current track was started on (None: no track)."""
+        return None if self.kf is None else self._track_start
 
     def predict(self, frame_index: int) -> None:
         if self.kf is None:
@@ -1149,6 +1161,21 @@ class PuckTracker:
         self._stick_v = self._at_stick_velocity(frame_index, xy, ~held & (vp < STILL_AT_STICK_MIN_VERIFIER_P), players)
         # ... nor, lying still, those it is unsure of (``START_RESTING_MIN_VERIFIER_P``).
         no_rest = no_start | (~held & (vp < START_RESTING_MIN_VERIFIER_P))
+        # A spot new in a goal net since the puck came to it (``vision.net_rest``): the puck lying
+        # there, whatever its look says.
+        net_rest = np.asarray(cands.data.get("net_rest", np.zeros(len(cands))), dtype=np.float64) > 0
+        no_start &= ~net_rest
+        no_rest &= ~net_rest
+        if self.kf is not None and net_rest.any() and float(np.hypot(*self.kf.v)) <= NET_REST_TAKEOVER_MAX_MPS:
+            # A track started after the puck was last seen in front of that goal, no faster than a
+            # sledge, is a re-acquisition once it was lost there (a player's dark parts: tuning
+            # render 1714); the spot new in the net since is the puck lying where it went.
+            since = np.asarray(cands.data["net_since"], dtype=np.float64)
+            take = np.flatnonzero(net_rest & (since < self._track_start)
+                                  & (np.hypot(*(xy - self.kf.xy).T) > NET_REST_SAME_M))
+            if len(take):
+                self._start(frame_index, xy[take[0]], np.zeros(2))
+                return self._record(True)
         carried = np.asarray(cands.data.get("carry_p", np.zeros(len(cands))), dtype=np.float64) > 0
         challenge = self._challenger(frame_index, xy, carried)
         if challenge is not None:
@@ -1369,6 +1396,7 @@ class PuckTracker:
 
     def _start(self, frame_index: int, xy: np.ndarray, v0: np.ndarray, earlier: list = ()) -> None:
         self.kf = KalmanCV(xy, 0.05, 2.0, self.accel, v0=v0)
+        self._track_start = frame_index
         self._meas_hist.clear()
         self._carried_chains = []
         self._still_anchor = None
@@ -1637,6 +1665,9 @@ class FrameTracker:
         self.puck = PuckTracker(self.fps, puck_z_m=self.puck_detector.thickness_m / 2.0,
                                 walls_rink_m=puck_walls_rink_m(rink, puck_r), ice_rink_m=puck_ice_rink_m(rink, puck_r))
         self.goal_x_m = float(spec.goal_line_x_m)
+        # A puck shot into a net and lying there: new dark spots in the net (``vision.net_rest``).
+        self.net_watch = NetWatch(self.goal_x_m, float(spec.goal_post_gap_m) / 2.0, float(spec.goal_depth_m),
+                                  self.puck_detector.diameter_m, self.puck_detector.thickness_m / 2.0, self.fps)
         self._goal_team = {end: _defending_team(game, end) for end in (+1, -1)}
         self.motion_detector = MotionPuckDetector(self.puck_detector)
         # The last two calibrated frames, newest first: (V = max(B, G, R) (H, W) uint8, camera).
@@ -1800,9 +1831,15 @@ class FrameTracker:
             cands = self._carried_candidates(frame_bgr, frame_index, v_full, scene, cam, lens_map, cands, carry_seats)
         if dets is not None and len(dets) and len(cands):
             cands = cands[~_inside_torsos(cands.data["centre_xy_px"], dets.data["torso_xyxy_px"])]
+        rest = self.net_watch.spots(frame_index, v_full, cam, lens_map, seat_xy)
+        if len(rest):
+            if dets is not None and len(dets):
+                rest = rest[~_inside_torsos(rest.data["centre_xy_px"], dets.data["torso_xyxy_px"])]
+            cands = _with_net_rest(cands, rest)
         sigma = self._meas_sigma(cam, cands)
         seats = [(p["id"], p["team"], seat_xy[k]) for k, p in enumerate(players)]
         puck = self.puck.update(frame_index, cands, sigma, seats, cam.position_xyz_m)
+        self.net_watch.note(frame_index, puck, v_full, cam, self.puck.track_start)
         if puck is not None and puck.get("measured"):
             self._last_puck_seen = (frame_index, np.array([puck["x"], puck["y"]], dtype=np.float64))
         self._earlier.appendleft((v_full, cam))
@@ -2493,6 +2530,18 @@ def _lens_mapper(calib: Any):
         return g
 
     return f
+
+
+def _with_net_rest(cands: Detections, rest: Detections) -> Detections:
+    """``cands`` and a net's rest spots (``NetWatch.spots``) as one set: the spots get the data
+    keys only the candidates have (0; the verifier's ``verifier_p`` nan: not judged), the
+    candidates those only the spots have (0: ``net_rest`` false)."""
+    for x, y in ((rest, cands), (cands, rest)):
+        for k, v in y.data.items():
+            if k not in x.data:
+                fill = np.nan if (k == "verifier_p" and x is rest) else 0.0
+                x.data[k] = np.full((len(x),) + np.asarray(v).shape[1:], fill)
+    return Detections.merge([cands, rest])
 
 
 def _merge_zero_filled(a: Detections, b: Detections) -> Detections:

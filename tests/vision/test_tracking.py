@@ -1792,3 +1792,44 @@ def test_blade_model_places_the_blades_it_finds_near_the_geometric_ones(kit):
     tracker._refine_blades(frame, cam, None, moved, run_model=False)
     np.testing.assert_allclose(moved[0]["blades"], found[0] + [0.5, 0.0], atol=2e-3)
     np.testing.assert_allclose(moved[1]["blades"], geo[1] + [0.5, 0.0])
+
+
+def _net_spot_vs_track(track_from: int, net_since: float, n: int = 20, speed_mps: float = 1.5):
+    """Puck records of a track on a spot moving at ``speed_mps`` along x from (21, 3.4) from frame
+    ``track_from`` (a strong classical candidate) while a spot new in a goal net (``vision.net_rest``,
+    its reference from frame ``net_since``) lies still at (27, -0.9) from frame 10."""
+    from vision.detections import Detections
+
+    pt = PuckTracker(FPS)
+    recs = []
+    for f in range(n):
+        pt.predict(f)
+        rows = []
+        if f >= track_from:
+            rows.append(((21.0 + speed_mps / FPS * (f - track_from), 3.4), 0.6, 0.0, 0.35))
+        if f >= 10:
+            rows.append(((27.0, -0.9), 0.5, 1.0, np.nan))
+        xy = np.array([r[0] for r in rows]).reshape(-1, 2)
+        cands = Detections.from_centers(xy, np.array([4.0, 3.0]), np.array([r[1] for r in rows]), xy_rink_m=xy,
+                                        area_px=np.full(len(rows), 10.0), expected_area_px=np.full(len(rows), 10.0),
+                                        net_rest=np.array([r[2] for r in rows]), net_since=np.full(len(rows), net_since),
+                                        verifier_p=np.array([r[3] for r in rows]))
+        recs.append(pt.update(f, cands, np.full(len(rows), 0.02), []))
+    return recs
+
+
+def test_a_spot_new_in_the_net_takes_over_a_track_started_after_the_puck_went_there():
+    """Tuning render 1714: the puck shot into the net was lost at the frame; the track restarted on
+    a player's dark parts 6 m out. The spot new in the net since the puck was last seen in front
+    of it (frame 3 here) is the puck: it takes the track. A track held since before then (its
+    spot seen from frame 0, the track started on frame 2) keeps it, as does one faster than a
+    sledge."""
+    after = _net_spot_vs_track(track_from=5, net_since=3.0)
+    assert after[8]["x"] == pytest.approx(21.15, abs=0.05)
+    assert after[10]["measured"] and after[10]["x"] == pytest.approx(27.0, abs=0.01)
+    assert all(r["measured"] and abs(r["x"] - 27.0) < 0.05 for r in after[10:])
+    before = _net_spot_vs_track(track_from=0, net_since=3.0)
+    assert all(abs(r["x"] - 27.0) > 5.0 for r in before[10:])
+    # Nor one faster than a sledge: a puck re-acquired along the boards, no player's dark parts.
+    fast = _net_spot_vs_track(track_from=5, net_since=3.0, speed_mps=10.0)
+    assert all(r["measured"] and r["y"] == pytest.approx(3.4, abs=0.01) for r in fast[10:])
