@@ -140,11 +140,10 @@ class NetWatch:
         return np.array([[x0, -y], [x1, -y], [x1, y], [x0, y]], dtype=np.float64)
 
     def in_box(self, end: int, xy_rink_m: np.ndarray) -> np.ndarray:
-        """(N,) bool: the (N, 2) points lie in the watched box at ``end``."""
+        """(N,) bool: the (N, 2) points lie in the watched box at ``end`` (``box_rink_m``)."""
         xy = np.asarray(xy_rink_m, dtype=np.float64).reshape(-1, 2)
-        depth = end * xy[:, 0] - self.goal_line_x_m
-        return ((depth >= NET_BOX_FRONT_M) & (depth <= self.goal_depth_m + NET_BOX_MARGIN_M)
-                & (np.abs(xy[:, 1]) <= self.post_inner_y_m + NET_BOX_MARGIN_M))
+        box = self.box_rink_m(end)
+        return np.all((xy >= box.min(axis=0)) & (xy <= box.max(axis=0)), axis=1)
 
     def _box_px(self, end: int, cam: Any, pad: int, shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
         """The box's image bounds (x0, y0, x1, y1) padded by ``pad`` and clipped to the image, or
@@ -228,7 +227,7 @@ class NetWatch:
             ``area_px`` (N,), ``expected_area_px`` (N,), ``net_rest`` (N,) = 1 and ``net_since``
             (N,): the frame the puck was last measured in front of that goal (the reference).
         """
-        found: list[tuple[np.ndarray, np.ndarray, float, float]] = []
+        found: list[tuple[np.ndarray, np.ndarray, float, float, int]] = []  # (px, rink m, area, expected, since)
         for end in (+1, -1):
             ref = self._refs.get(end)
             if ref is None:
